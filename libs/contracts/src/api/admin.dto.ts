@@ -1,0 +1,124 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import {
+  ArrayMaxSize,
+  ArrayMinSize,
+  IsArray,
+  IsBoolean,
+  IsIn,
+  IsNumber,
+  IsOptional,
+  IsString,
+  Max,
+  Min,
+} from 'class-validator';
+import { FORMATS, LIMITS, LOGO_POSITIONS, type Format, type LogoPosition } from '../formats.js';
+import { PLANS, type Plan } from '../plans.js';
+
+export class CreateAccountDto {
+  @ApiProperty({ enum: PLANS })
+  @IsIn(PLANS, { message: `plan must be one of ${PLANS.join(', ')}` })
+  plan!: Plan;
+
+  @ApiPropertyOptional({ default: true })
+  @IsOptional()
+  @IsBoolean({ message: 'apiAccess must be a boolean' })
+  apiAccess?: boolean;
+}
+
+export class UpdateAccountDto {
+  @ApiPropertyOptional({ enum: PLANS })
+  @IsOptional()
+  @IsIn(PLANS, { message: `plan must be one of ${PLANS.join(', ')}` })
+  plan?: Plan;
+
+  @ApiPropertyOptional()
+  @IsOptional()
+  @IsBoolean({ message: 'apiAccess must be a boolean' })
+  apiAccess?: boolean;
+}
+
+export class CreditsDto {
+  @ApiProperty() allowance!: number;
+  @ApiProperty() used!: number;
+  @ApiProperty() reserved!: number;
+  @ApiProperty() remaining!: number;
+  @ApiProperty() periodStart!: string;
+  @ApiProperty() periodEnd!: string;
+}
+
+export class AccountDto {
+  @ApiProperty() accountId!: string;
+  @ApiProperty({ enum: PLANS }) plan!: Plan;
+  @ApiProperty() apiAccess!: boolean;
+  @ApiProperty({ type: CreditsDto }) credits!: CreditsDto;
+}
+
+export class CreatedAccountDto {
+  @ApiProperty() accountId!: string;
+  @ApiProperty({ description: 'Shown once; store it in server-side configuration.' }) apiKey!: string;
+  @ApiProperty({ enum: PLANS }) plan!: Plan;
+  @ApiProperty() apiAccess!: boolean;
+}
+
+export class ApiKeyDto {
+  @ApiProperty() apiKey!: string;
+}
+
+export class SavePhotoDto {
+  @ApiProperty({ description: 'Data URL of a PNG, JPEG or WebP image, at most 2 MB decoded.' })
+  @IsString({ message: 'image must be a data URL string' })
+  image!: string;
+}
+
+export class SaveLogoDto {
+  @ApiProperty({ description: 'Data URL of a PNG, JPEG or WebP image, at most 1 MB decoded.' })
+  @IsString({ message: 'image must be a data URL string' })
+  image!: string;
+
+  @ApiPropertyOptional({ enum: LOGO_POSITIONS, default: 'bottom-right' })
+  @IsOptional()
+  @IsIn(LOGO_POSITIONS, { message: `position must be one of ${LOGO_POSITIONS.join(', ')}` })
+  position?: LogoPosition;
+
+  @ApiPropertyOptional({ minimum: LIMITS.logoSizeMin, maximum: LIMITS.logoSizeMax, default: 0.15 })
+  @IsOptional()
+  @IsNumber({}, { message: 'size must be a number' })
+  @Min(LIMITS.logoSizeMin, { message: `size must be at least ${LIMITS.logoSizeMin}` })
+  @Max(LIMITS.logoSizeMax, { message: `size must be at most ${LIMITS.logoSizeMax}` })
+  size?: number;
+
+  @ApiPropertyOptional({ default: false })
+  @IsOptional()
+  @IsBoolean({ message: 'dropShadow must be a boolean' })
+  dropShadow?: boolean;
+}
+
+export class CreateReferenceSetDto {
+  @ApiProperty({ enum: FORMATS })
+  @IsIn(FORMATS, { message: `format must be one of ${FORMATS.join(', ')}` })
+  format!: Format;
+
+  @ApiProperty({ type: [String], minItems: 1, maxItems: 6 })
+  @IsArray({ message: 'images must be an array of data URLs' })
+  @ArrayMinSize(LIMITS.referenceSetMinImages, { message: 'images must hold 1 to 6 data URLs' })
+  @ArrayMaxSize(LIMITS.referenceSetMaxImages, { message: 'images must hold 1 to 6 data URLs' })
+  @IsString({ each: true, message: 'images must be an array of data URLs' })
+  images!: string[];
+}
+
+export class ReferenceSetDto {
+  @ApiProperty() id!: string;
+  @ApiProperty({ enum: FORMATS }) format!: Format;
+  @ApiProperty() imageCount!: number;
+}
+
+export const LEDGER_ENTRY_KINDS = ['period-started', 'reserved', 'captured', 'released'] as const;
+export type LedgerEntryKind = (typeof LEDGER_ENTRY_KINDS)[number];
+
+export class LedgerEntryDto {
+  @ApiProperty() eventId!: string;
+  @ApiProperty({ enum: LEDGER_ENTRY_KINDS }) kind!: LedgerEntryKind;
+  @ApiProperty({ type: String, nullable: true }) jobId!: string | null;
+  @ApiProperty() amount!: number;
+  @ApiProperty() at!: string;
+}

@@ -1,0 +1,262 @@
+import type { Rejection } from '../errors.js';
+import type { Format, LogoPosition } from '../formats.js';
+import type { Plan } from '../plans.js';
+import type { EventEnvelope, StoredEvent } from './envelope.js';
+import type { JobSpec, LogoPlacement, ResolvedAssets } from './job-spec.js';
+
+/**
+ * The event catalogue, version 1. Names ending in `-requested` are commands addressed to the topic's
+ * owner; every other name is a fact written only by that owner.
+ */
+
+// ---- gateway (key: accountId) --------------------------------------------------------------------
+export interface ApiKeyIssuedV1 {
+  accountId: string;
+  /** SHA-256 hex of the key: lookup. */
+  keyHash: string;
+  /** AES-256-GCM of the key under the master secret: the webhook HMAC needs the key itself. */
+  keyCiphertext: string;
+  /** The last four characters, for display. */
+  keyHint: string;
+}
+
+// ---- billing (key: accountId) --------------------------------------------------------------------
+export interface AccountOpenRequestedV1 {
+  accountId: string;
+  plan: Plan;
+  apiAccess: boolean;
+}
+export interface AccountOpenedV1 {
+  accountId: string;
+  plan: Plan;
+  apiAccess: boolean;
+}
+export interface AccountChangeRequestedV1 {
+  accountId: string;
+  plan?: Plan;
+  apiAccess?: boolean;
+}
+export interface AccountChangedV1 {
+  accountId: string;
+  plan?: Plan;
+  apiAccess?: boolean;
+}
+/** A new calendar month started for the account: allowance restored, usage back to zero. */
+export interface PeriodStartedV1 {
+  accountId: string;
+  periodStart: string;
+  periodEnd: string;
+  allowance: number;
+}
+export interface ReservationRequestedV1 {
+  job: JobSpec;
+}
+export interface CreditsReservedV1 {
+  accountId: string;
+  jobId: string;
+  amount: number;
+  job: JobSpec;
+}
+export interface CreditsRejectedV1 {
+  accountId: string;
+  jobId: string;
+  amount: number;
+  remaining: number;
+  reason: Rejection;
+}
+export interface CreditsCapturedV1 {
+  accountId: string;
+  jobId: string;
+  amount: number;
+}
+export interface CreditsReleasedV1 {
+  accountId: string;
+  jobId: string;
+  amount: number;
+  reason: string;
+}
+
+// ---- assets (key: accountId) ---------------------------------------------------------------------
+export interface PhotoSaveRequestedV1 {
+  accountId: string;
+  /** Private-bucket key of the already validated upload. */
+  key: string;
+}
+export interface PhotoSavedV1 {
+  accountId: string;
+  key: string;
+}
+export interface PhotoRemoveRequestedV1 {
+  accountId: string;
+}
+export interface PhotoRemovedV1 {
+  accountId: string;
+}
+export interface LogoSaveRequestedV1 extends LogoPlacement {
+  accountId: string;
+}
+export interface LogoSavedV1 extends LogoPlacement {
+  accountId: string;
+}
+export interface LogoRemoveRequestedV1 {
+  accountId: string;
+}
+export interface LogoRemovedV1 {
+  accountId: string;
+}
+export interface ReferenceSetCreateRequestedV1 {
+  accountId: string;
+  setId: string;
+  format: Format;
+  imageKeys: string[];
+}
+export interface ReferenceSetCreatedV1 {
+  accountId: string;
+  setId: string;
+  format: Format;
+  imageKeys: string[];
+}
+export interface ReferenceSetRemoveRequestedV1 {
+  accountId: string;
+  setId: string;
+}
+export interface ReferenceSetRemovedV1 {
+  accountId: string;
+  setId: string;
+}
+export interface JobAssetsRequestedV1 {
+  jobId: string;
+  accountId: string;
+  plan: Plan;
+  requestedFormat: Format | null;
+  usePhoto: boolean;
+  useLogo: boolean;
+  customAssetsId: string | null;
+  /** Private-bucket keys of inline images sent with the request; they override saved ones. */
+  inlinePhotoKey: string | null;
+  inlineLogoKey: string | null;
+}
+export interface JobAssetsResolvedV1 extends ResolvedAssets {
+  jobId: string;
+  accountId: string;
+}
+export interface JobAssetsRejectedV1 {
+  jobId: string;
+  accountId: string;
+  reason: Rejection;
+}
+
+// ---- jobs (key: jobId) ---------------------------------------------------------------------------
+export interface RenderSucceededV1 {
+  jobId: string;
+  generationId: string;
+  accountId: string | null;
+  format: Format;
+  outputFormat: 'webp' | 'png';
+  width: number;
+  height: number;
+  bytes: number;
+  /** Where the image is kept for the job's result (private bucket). */
+  resultKey: string;
+  /** The public CDN link, or null when the upload to the delivery network failed. */
+  imageUrl: string | null;
+  webhookUrl: string | null;
+}
+export interface RenderFailedV1 {
+  jobId: string;
+  accountId: string | null;
+  error: string;
+  webhookUrl: string | null;
+}
+
+// ---- webhooks (key: jobId) -----------------------------------------------------------------------
+export type WebhookOutcome =
+  | {
+      event: 'generation.completed';
+      generationId: string;
+      format: Format;
+      outputFormat: 'webp' | 'png';
+      width: number;
+      height: number;
+      resultKey: string;
+      imageUrl: string | null;
+    }
+  | { event: 'generation.failed'; error: string };
+
+export interface WebhookDeliveryRequestedV1 {
+  jobId: string;
+  /** null: signed with the public test key. */
+  accountId: string | null;
+  url: string;
+  outcome: WebhookOutcome;
+  /** The `timestamp` of the body; fixed here so that every attempt sends identical bytes. */
+  timestamp: string;
+}
+export interface WebhookAttemptFailedV1 {
+  jobId: string;
+  attempt: number;
+  status: number | null;
+  error: string;
+  /** When the next attempt is due, or null when this was the last one. */
+  nextAttemptAt: string | null;
+}
+export interface WebhookDeliveredV1 {
+  jobId: string;
+  attempt: number;
+  status: number;
+}
+export interface WebhookExhaustedV1 {
+  jobId: string;
+  attempts: number;
+  lastError: string;
+}
+
+/** type name → payload; the single source of truth for every producer and consumer. */
+export interface EventPayloads {
+  'gateway.api-key-issued': ApiKeyIssuedV1;
+  'billing.account-open-requested': AccountOpenRequestedV1;
+  'billing.account-opened': AccountOpenedV1;
+  'billing.account-change-requested': AccountChangeRequestedV1;
+  'billing.account-changed': AccountChangedV1;
+  'billing.period-started': PeriodStartedV1;
+  'billing.reservation-requested': ReservationRequestedV1;
+  'billing.credits-reserved': CreditsReservedV1;
+  'billing.credits-rejected': CreditsRejectedV1;
+  'billing.credits-captured': CreditsCapturedV1;
+  'billing.credits-released': CreditsReleasedV1;
+  'asset.photo-save-requested': PhotoSaveRequestedV1;
+  'asset.photo-saved': PhotoSavedV1;
+  'asset.photo-remove-requested': PhotoRemoveRequestedV1;
+  'asset.photo-removed': PhotoRemovedV1;
+  'asset.logo-save-requested': LogoSaveRequestedV1;
+  'asset.logo-saved': LogoSavedV1;
+  'asset.logo-remove-requested': LogoRemoveRequestedV1;
+  'asset.logo-removed': LogoRemovedV1;
+  'asset.reference-set-create-requested': ReferenceSetCreateRequestedV1;
+  'asset.reference-set-created': ReferenceSetCreatedV1;
+  'asset.reference-set-remove-requested': ReferenceSetRemoveRequestedV1;
+  'asset.reference-set-removed': ReferenceSetRemovedV1;
+  'asset.job-assets-requested': JobAssetsRequestedV1;
+  'asset.job-assets-resolved': JobAssetsResolvedV1;
+  'asset.job-assets-rejected': JobAssetsRejectedV1;
+  'render.succeeded': RenderSucceededV1;
+  'render.failed': RenderFailedV1;
+  'webhook.delivery-requested': WebhookDeliveryRequestedV1;
+  'webhook.attempt-failed': WebhookAttemptFailedV1;
+  'webhook.delivered': WebhookDeliveredV1;
+  'webhook.exhausted': WebhookExhaustedV1;
+}
+export type EventType = keyof EventPayloads;
+
+/** A typed event of the catalogue, narrowed by `type`. */
+export type ThumbforgeEvent = { [K in EventType]: EventEnvelope<K, EventPayloads[K]> }[EventType];
+export type StoredThumbforgeEvent = { [K in EventType]: StoredEvent<K, EventPayloads[K]> }[EventType];
+
+export function isEvent<K extends EventType>(
+  event: StoredEvent,
+  type: K,
+): event is StoredEvent<K, EventPayloads[K]> {
+  return event.type === type;
+}
+
+export type { LogoPosition };

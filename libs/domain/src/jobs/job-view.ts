@@ -1,0 +1,157 @@
+import type { EventEnvelope, JobSpec, RenderSucceededV1, ThumbforgeEvent } from '@thumbforge/contracts';
+
+export type JobStatus = 'processing' | 'completed' | 'failed';
+export type WebhookStatus = 'pending' | 'delivered' | 'failed';
+
+export interface WebhookView {
+  status: WebhookStatus;
+  attempts: number;
+  lastError: string | null;
+}
+
+export interface JobView {
+  jobId: string;
+  accountId: string | null;
+  status: JobStatus;
+  /** null until the reservation fact has been applied. */
+  spec: JobSpec | null;
+  result: RenderSucceededV1 | null;
+  error: string | null;
+  webhookUrl: string | null;
+  /** null for a synchronous job. */
+  webhook: WebhookView | null;
+  acceptedAt: string;
+  updatedAt: string;
+}
+
+const JOB_EVENTS = new Set<string>([
+  'billing.credits-reserved',
+  'render.succeeded',
+  'render.failed',
+  'webhook.delivery-requested',
+  'webhook.attempt-failed',
+  'webhook.delivered',
+  'webhook.exhausted',
+]);
+
+/** Whether an envelope is one of the facts that make up a job's view. */
+export function isJobEvent(event: EventEnvelope): boolean {
+  return JOB_EVENTS.has(event.type);
+}
+
+function isTerminal(status: JobStatus | WebhookStatus): boolean {
+  return status !== 'processing' && status !== 'pending';
+}
+
+function pendingWebhook(): WebhookView {
+  return { status: 'pending', attempts: 0, lastError: null };
+}
+
+function blankView(jobId: string, accountId: string | null, webhookUrl: string | null, at: string): JobView {
+  return {
+    jobId,
+    accountId,
+    status: 'processing',
+    spec: null,
+    result: null,
+    error: null,
+    webhookUrl,
+    webhook: webhookUrl ? pendingWebhook() : null,
+    acceptedAt: at,
+    updatedAt: at,
+  };
+}
+
+/**
+ * Applies one fact to a job's view. The job moves processing → completed | failed and never leaves a
+ * terminal state (a late or duplicate render outcome is ignored); its webhook moves pending →
+ * delivered | failed likewise. Facts come from three topics whose relative order is not guaranteed,
+ * so any of them may create the view. Ignored events return the very same object.
+ */
+export function applyJobEvent(view: JobView | undefined, event: EventEnvelope): JobView | undefined {
+  if (!isJobEvent(event)) return view;
+  const fact = event as ThumbforgeEvent;
+  const jobId = (fact.payload as { jobId: string }).jobId;
+  if (view && view.jobId !== jobId) return view;
+  const at = fact.occurredAt;
+
+  switch (fact.type) {
+    case 'billing.credits-reserved': {
+      const { job, accountId } = fact.payload;
+      if (!view) return { ...blankView(jobId, accountId, job.webhookUrl, at), spec: job };
+      if (view.spec) return view;
+      // Another topic got here first: fill in what only the reservation knows.
+      return {
+        ...view,
+        accountId: view.accountId ?? accountId,
+        spec: job,
+        webhookUrl: view.webhookUrl ?? job.webhookUrl,
+        webhook: view.webhook ?? (job.webhookUrl ? pendingWebhook() : null),
+        acceptedAt: at,
+      };
+    }
+    case 'render.succeeded':
+    case 'render.failed': {
+      const { accountId, webhookUrl } = fact.payload;
+      const current = view ?? blankView(jobId, accountId, webhookUrl, at);
+      if (isTerminal(current.status)) return view;
+      const outcome =
+        fact.type === 'render.succeeded'
+          ? { status: 'completed' as const, result: fact.payload }
+          : { status: 'failed' as const, error: fact.payload.error };
+      return { ...current, ...outcome, webhookUrl: current.webhookUrl ?? webhookUrl, updatedAt: at };
+    }
+    case 'webhook.delivery-requested': {
+      const current = view ?? blankView(jobId, fact.payload.accountId, fact.payload.url, at);
+      if (view?.webhook && view.webhookUrl) return view;
+      return {
+        ...current,
+        webhookUrl: current.webhookUrl ?? fact.payload.url,
+        webhook: current.webhook ?? pendingWebhook(),
+        updatedAt: at,
+      };
+    }
+    case 'webhook.attempt-failed':
+    case 'webhook.delivered':
+    case 'webhook.exhausted': {
+      const current = view ?? blankView(jobId, null, null, at);
+      const webhook = current.webhook ?? pendingWebhook();
+      if (isTerminal(webhook.status)) return view;
+      let next: WebhookView;
+      if (fact.type === 'webhook.attempt-failed') {
+        next = {
+          ...webhook,
+          attempts: Math.max(webhook.attempts, fact.payload.attempt),
+          lastError: fact.payload.error,
+        };
+      } else if (fact.type === 'webhook.delivered') {
+        next = {
+          ...webhook,
+          status: 'delivered',
+          attempts: Math.max(webhook.attempts, fact.payload.attempt),
+        };
+      } else {
+        next = {
+          status: 'failed',
+          attempts: Math.max(webhook.attempts, fact.payload.attempts),
+          lastError: fact.payload.lastError,
+        };
+      }
+      return { ...current, webhook: next, updatedAt: at };
+    }
+    default:
+      return view;
+  }
+}
+
+/** Every job's view, folded from reservation, render and webhook facts in log order. */
+export function foldJobs(events: Iterable<EventEnvelope>): Record<string, JobView> {
+  const jobs: Record<string, JobView> = {};
+  for (const event of events) {
+    if (!isJobEvent(event)) continue;
+    const jobId = (event.payload as { jobId: string }).jobId;
+    const next = applyJobEvent(jobs[jobId], event);
+    if (next) jobs[jobId] = next;
+  }
+  return jobs;
+}

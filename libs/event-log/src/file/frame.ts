@@ -1,0 +1,74 @@
+import { crc32 } from 'node:zlib';
+import type { EventEnvelope, StoredEvent } from '@thumbforge/contracts';
+
+/** Record framing on disk: [u32 BE length][u32 BE crc32 of the JSON][JSON bytes]. */
+export const HEADER_BYTES = 8;
+/** Events carry object keys, never binaries; anything this large is a bug, on write or on read. */
+export const MAX_RECORD_BYTES = 16 * 1024 * 1024;
+
+/**
+ * A record of a multi-event append carries `$batch: [index, count]` so recovery can drop an append
+ * whose write was torn part-way: an append call is all or nothing.
+ */
+interface RecordBody extends EventEnvelope {
+  $batch?: [number, number];
+}
+
+/** Copies only the envelope's own fields: a re-appended StoredEvent must not drag its old position along. */
+export function cleanEnvelope(event: EventEnvelope): EventEnvelope {
+  const clean: EventEnvelope = {
+    id: event.id,
+    type: event.type,
+    version: event.version,
+    aggregateId: event.aggregateId,
+    occurredAt: event.occurredAt,
+    correlationId: event.correlationId,
+    causationId: event.causationId,
+    payload: event.payload,
+  };
+  if (event.headers !== undefined) clean.headers = event.headers;
+  return clean;
+}
+
+export function encodeRecord(event: EventEnvelope, index: number, count: number): Buffer {
+  const body: RecordBody = count > 1 ? { $batch: [index, count], ...event } : event;
+  const json = JSON.stringify(body);
+  const length = Buffer.byteLength(json);
+  if (length > MAX_RECORD_BYTES) {
+    throw new RangeError(`event ${event.id} is ${length} bytes; the limit is ${MAX_RECORD_BYTES}`);
+  }
+  const frame = Buffer.allocUnsafe(HEADER_BYTES + length);
+  frame.write(json, HEADER_BYTES, 'utf8');
+  frame.writeUInt32BE(length, 0);
+  frame.writeUInt32BE(crc32(frame.subarray(HEADER_BYTES)), 4);
+  return frame;
+}
+
+export type FrameCheck = { ok: true; length: number } | { ok: false; reason: string };
+
+/** Validates the frame starting at `at` in `buf`, which must hold at least the header. */
+export function checkFrame(buf: Buffer, at: number, available: number): FrameCheck {
+  if (available < HEADER_BYTES) return { ok: false, reason: 'truncated header' };
+  const length = buf.readUInt32BE(at);
+  if (length === 0 || length > MAX_RECORD_BYTES) return { ok: false, reason: `bad length ${length}` };
+  if (available < HEADER_BYTES + length) return { ok: false, reason: 'truncated record' };
+  const crc = buf.readUInt32BE(at + 4);
+  if (crc32(buf.subarray(at + HEADER_BYTES, at + HEADER_BYTES + length)) !== crc) {
+    return { ok: false, reason: 'checksum mismatch' };
+  }
+  return { ok: true, length };
+}
+
+export function parseRecord(buf: Buffer, at: number, length: number): RecordBody {
+  return JSON.parse(buf.toString('utf8', at + HEADER_BYTES, at + HEADER_BYTES + length)) as RecordBody;
+}
+
+export function toStoredEvent(body: RecordBody, topic: string, offset: number): StoredEvent {
+  const { $batch: _batch, ...envelope } = body;
+  return { ...envelope, topic, partition: 0, offset };
+}
+
+/** Where a record sits in its append: `[index, count]`, `[0, 1]` for single-event appends. */
+export function batchOf(body: RecordBody): [number, number] {
+  return body.$batch ?? [0, 1];
+}

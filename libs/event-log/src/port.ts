@@ -1,0 +1,63 @@
+import type { EventEnvelope, StoredEvent } from '@thumbforge/contracts';
+
+/** Log positions: `${topic}:${partition}` (see `positionKey`) → the next offset to read. */
+export type LogPositions = Record<string, number>;
+
+/**
+ * Where a subscription starts:
+ * - `committed`: the group's committed position (the beginning when it has none); positions are
+ *   committed after the handler resolves, so delivery is at-least-once and handlers are idempotent.
+ * - `beginning`: replay everything, commit nothing (in-memory projections rebuilt at start).
+ * - `end`: only events appended after subscribing, commit nothing (reply listeners).
+ * - `{ positions }`: resume from positions the consumer stores itself (a projection that saves its
+ *   positions with its documents); a topic partition missing from them starts at the beginning.
+ *   Commits nothing.
+ */
+export type StartFrom = 'committed' | 'beginning' | 'end' | { positions: LogPositions };
+
+export function positionKey(topic: string, partition = 0): string {
+  return `${topic}:${partition}`;
+}
+
+export interface SubscriptionOptions {
+  /** Consumer group; required for `committed`, used for naming and logs otherwise. */
+  group: string;
+  topics: string[];
+  from: StartFrom;
+  /** Called once per event, in log order per topic partition; the next event waits for it. */
+  handle(event: StoredEvent): Promise<void>;
+  /**
+   * Attempts before an event goes to the dead-letter topic (default 5): it is appended there as a
+   * `log.dead-lettered` event (`deadLetterEvent`) and the subscription moves on.
+   */
+  maxAttempts?: number;
+}
+
+export interface Subscription {
+  /** Resolves when every event that was in the log at subscribe time has been handled; rejects if closed first. */
+  readonly caughtUp: Promise<void>;
+  /** Resolves once the handler has processed `offset` (or later) of `topic`/`partition`. */
+  waitFor(topic: string, offset: number, partition?: number): Promise<void>;
+  /** Stops after the in-flight event; resolves when it has finished and its position is committed. */
+  close(): Promise<void>;
+}
+
+export interface AppendOptions {
+  /** Partition key; defaults to each event's aggregateId. */
+  key?: string;
+}
+
+export interface EventLog {
+  /** Resolves only when the events are durable; returns them with their assigned positions. */
+  append(topic: string, events: EventEnvelope[], options?: AppendOptions): Promise<StoredEvent[]>;
+  subscribe(options: SubscriptionOptions): Promise<Subscription>;
+  /** Reads a topic from the start (or `fromOffset`) to its current end, for rebuilds and tools. */
+  read(topic: string, options?: { fromOffset?: number; partition?: number }): AsyncIterable<StoredEvent>;
+  /** Number of events in the topic now (the next offset), summed over partitions. */
+  size(topic: string): Promise<number>;
+  /** Health: throws when the log cannot serve. */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export const EVENT_LOG = Symbol.for('thumbforge.EventLog');

@@ -1,0 +1,149 @@
+import type { EventEnvelope, StoredEvent } from '@thumbforge/contracts';
+import type { AppendOptions, EventLog, Subscription, SubscriptionOptions } from '../port.js';
+
+interface Entry {
+  seq: number;
+  event: StoredEvent;
+}
+
+/**
+ * An in-memory event log with the port's semantics: one partition per topic, each subscription
+ * handles one event at a time in append order, committed positions per group, retries then a
+ * dead-letter topic.
+ */
+export class MemoryEventLog implements EventLog {
+  private readonly topics = new Map<string, Entry[]>();
+  private readonly committed = new Map<string, Map<string, number>>();
+  private readonly listeners = new Set<() => void>();
+  private seq = 0;
+
+  async append(topic: string, events: EventEnvelope[], _options?: AppendOptions): Promise<StoredEvent[]> {
+    const entries = this.entries(topic);
+    const stored = events.map((e, i) => ({
+      ...structuredClone(e),
+      topic,
+      partition: 0,
+      offset: entries.length + i,
+    }));
+    for (const event of stored) entries.push({ seq: this.seq++, event });
+    for (const wake of this.listeners) wake();
+    return structuredClone(stored);
+  }
+
+  async subscribe(options: SubscriptionOptions): Promise<Subscription> {
+    const next = new Map<string, number>();
+    const groupPositions = this.committed.get(options.group) ?? new Map<string, number>();
+    this.committed.set(options.group, groupPositions);
+    for (const topic of options.topics) {
+      const from = options.from;
+      const start =
+        from === 'beginning'
+          ? 0
+          : from === 'end'
+            ? this.entries(topic).length
+            : from === 'committed'
+              ? (groupPositions.get(topic) ?? 0)
+              : (from.positions[`${topic}:0`] ?? 0);
+      next.set(topic, start);
+    }
+    const targets = new Map(options.topics.map((t) => [t, this.entries(t).length]));
+    const waiters = new Set<() => void>();
+    let closed = false;
+    let wake: () => void = () => undefined;
+    const listener = () => wake();
+    this.listeners.add(listener);
+
+    const pending = (): StoredEvent | undefined => {
+      let best: Entry | undefined;
+      for (const topic of options.topics) {
+        const entry = this.entries(topic)[next.get(topic)!];
+        if (entry && (!best || entry.seq < best.seq)) best = entry;
+      }
+      return best?.event;
+    };
+    const isCaughtUp = () => options.topics.every((t) => next.get(t)! >= targets.get(t)!);
+
+    let resolveCaughtUp!: () => void;
+    const caughtUp = new Promise<void>((resolve) => (resolveCaughtUp = resolve));
+    const progressed = () => {
+      if (isCaughtUp()) resolveCaughtUp();
+      for (const waiter of [...waiters]) waiter();
+    };
+    progressed();
+
+    const loop = (async () => {
+      while (!closed) {
+        const event = pending();
+        if (!event) {
+          await new Promise<void>((resolve) => (wake = resolve));
+          continue;
+        }
+        const maxAttempts = options.maxAttempts ?? 5;
+        for (let attempt = 1; ; attempt++) {
+          try {
+            await options.handle(structuredClone(event));
+            break;
+          } catch (error) {
+            if (attempt >= maxAttempts) {
+              await this.append('thumbforge.dead-letter', [
+                { ...event, payload: { event, error: String(error) } },
+              ]);
+              break;
+            }
+          }
+        }
+        next.set(event.topic, event.offset + 1);
+        if (options.from === 'committed') groupPositions.set(event.topic, event.offset + 1);
+        progressed();
+      }
+    })();
+
+    return {
+      caughtUp,
+      waitFor: (topic, offset) =>
+        new Promise<void>((resolve) => {
+          const check = () => {
+            if ((next.get(topic) ?? Infinity) > offset) {
+              waiters.delete(check);
+              resolve();
+            }
+          };
+          waiters.add(check);
+          check();
+        }),
+      close: async () => {
+        closed = true;
+        this.listeners.delete(listener);
+        wake();
+        await loop;
+      },
+    };
+  }
+
+  async *read(topic: string): AsyncIterable<StoredEvent> {
+    for (const entry of [...this.entries(topic)]) yield structuredClone(entry.event);
+  }
+
+  async size(topic: string): Promise<number> {
+    return this.entries(topic).length;
+  }
+
+  async ping(): Promise<void> {}
+  async close(): Promise<void> {}
+
+  /** Everything on a topic now, in order. */
+  events(topic: string): StoredEvent[] {
+    return this.entries(topic).map((e) => structuredClone(e.event));
+  }
+
+  /** Forgets a group's committed positions: the next subscription redelivers everything (a crash before commit). */
+  forgetCommitted(group: string): void {
+    this.committed.delete(group);
+  }
+
+  private entries(topic: string): Entry[] {
+    let entries = this.topics.get(topic);
+    if (!entries) this.topics.set(topic, (entries = []));
+    return entries;
+  }
+}

@@ -1,0 +1,111 @@
+import { rm } from 'node:fs/promises';
+import type { StoredEvent } from '@thumbforge/contracts';
+import { MemoryProjectionStore, type ProjectionStore } from '@thumbforge/projection-store';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { positionKey, startProjector, type EventLog, type FileEventLog } from '../src/index.js';
+import { testEvent } from '../src/testing/index.js';
+import { openLog, tempDir } from './support.js';
+
+interface TallyDoc {
+  id: string;
+  offsets: number[];
+}
+
+/** Keeps per topic the offsets applied, so double application would show. */
+async function tally(event: StoredEvent, store: ProjectionStore): Promise<void> {
+  const docs = store.collection<TallyDoc>('tally');
+  const doc = (await docs.get(event.topic)) ?? { id: event.topic, offsets: [] };
+  await docs.put({ ...doc, offsets: [...doc.offsets, event.offset] });
+}
+
+describe('startProjector', () => {
+  let dir: string;
+  let log: FileEventLog;
+
+  beforeEach(async () => {
+    dir = await tempDir();
+    log = await openLog(dir);
+  });
+  afterEach(async () => {
+    await log.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  const append = (topic: string, from: number, count: number) =>
+    log.append(
+      topic,
+      Array.from({ length: count }, (_, i) => testEvent(from + i)),
+    );
+
+  it('applies every event of its topics and saves the positions after them', async () => {
+    await append('a', 0, 4);
+    await append('b', 0, 2);
+    const store = new MemoryProjectionStore();
+    const sub = await startProjector({ log, store, name: 'p', topics: ['a', 'b'], apply: tally });
+    await sub.caughtUp;
+    await append('a', 4, 1);
+    await sub.waitFor('a', 4);
+    await sub.close();
+    expect(await store.collection<TallyDoc>('tally').get('a')).toEqual({ id: 'a', offsets: [0, 1, 2, 3, 4] });
+    expect(await store.collection<TallyDoc>('tally').get('b')).toEqual({ id: 'b', offsets: [0, 1] });
+    expect(await store.positions('p')).toEqual({ [positionKey('a')]: 5, [positionKey('b')]: 2 });
+  });
+
+  it('resumes from the positions its store kept, applying nothing twice', async () => {
+    await append('a', 0, 3);
+    const store = new MemoryProjectionStore();
+    const first = await startProjector({ log, store, name: 'p', topics: ['a'], apply: tally });
+    await first.caughtUp;
+    await first.close();
+    await append('a', 3, 2);
+    const starts: unknown[] = [];
+    const spied: EventLog = {
+      append: log.append.bind(log),
+      read: log.read.bind(log),
+      size: log.size.bind(log),
+      ping: log.ping.bind(log),
+      close: log.close.bind(log),
+      subscribe: (options) => {
+        starts.push(options.from);
+        return log.subscribe(options);
+      },
+    };
+    const second = await startProjector({ log: spied, store, name: 'p', topics: ['a'], apply: tally });
+    await second.caughtUp;
+    await second.close();
+    expect(starts).toEqual([{ positions: { [positionKey('a')]: 3 } }]);
+    expect(await store.collection<TallyDoc>('tally').get('a')).toEqual({ id: 'a', offsets: [0, 1, 2, 3, 4] });
+  });
+
+  it('replays the whole log into a store that starts empty', async () => {
+    await append('a', 0, 3);
+    const first = new MemoryProjectionStore();
+    await (await startProjector({ log, store: first, name: 'p', topics: ['a'], apply: tally })).close();
+    const fresh = new MemoryProjectionStore();
+    const sub = await startProjector({ log, store: fresh, name: 'p', topics: ['a'], apply: tally });
+    await sub.caughtUp;
+    await sub.close();
+    expect(await fresh.collection<TallyDoc>('tally').get('a')).toEqual({ id: 'a', offsets: [0, 1, 2] });
+  });
+
+  it('retries only the save when applying succeeded but saving the positions failed', async () => {
+    await append('a', 0, 2);
+    const store = new MemoryProjectionStore();
+    let failures = 1;
+    const flaky: ProjectionStore = {
+      collection: (name) => store.collection(name),
+      positions: (projection) => store.positions(projection),
+      savePositions: async (projection, positions) => {
+        if (failures-- > 0) throw new Error('store unavailable');
+        await store.savePositions(projection, positions);
+      },
+      ping: () => store.ping(),
+      close: () => store.close(),
+    };
+    const sub = await startProjector({ log, store: flaky, name: 'p', topics: ['a'], apply: tally });
+    await sub.caughtUp;
+    await sub.close();
+    expect(await store.collection<TallyDoc>('tally').get('a')).toEqual({ id: 'a', offsets: [0, 1] });
+    expect(await store.positions('p')).toEqual({ [positionKey('a')]: 2 });
+  });
+});

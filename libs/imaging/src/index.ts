@@ -1,0 +1,5 @@
+export * from './data-url.js';
+export * from './encode.js';
+export * from './fonts.js';
+export * from './markup.js';
+export * from './placeholder.js';

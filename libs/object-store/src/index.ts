@@ -1,0 +1,2 @@
+export * from './port.js';
+export { LocalObjectStore, type LocalObjectStoreOptions } from './local-object-store.js';

@@ -1,0 +1,158 @@
+import { randomUUID } from 'node:crypto';
+import { constants } from 'node:fs';
+import { access, mkdir, open, readFile, rename, unlink, writeFile } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+import type { Readable } from 'node:stream';
+import { assertSafeKey, type Bucket, type ObjectStore, type StoredObject } from './port.js';
+
+export interface LocalObjectStoreOptions {
+  dir: string;
+  /** Where `dir/public` is served, e.g. `http://localhost:3000/cdn`. */
+  publicBaseUrl: string;
+}
+
+const BUCKETS: readonly Bucket[] = ['public', 'private'];
+const DEFAULT_CONTENT_TYPE = 'application/octet-stream';
+
+function assertBucket(bucket: Bucket): void {
+  if (!BUCKETS.includes(bucket)) throw new TypeError(`unknown bucket ${JSON.stringify(bucket)}`);
+}
+
+function assertContentType(contentType: string): void {
+  // It ends up in a response header: printable ASCII only, shaped like type/subtype.
+  if (
+    typeof contentType !== 'string' ||
+    !/^[\x21-\x7e]+\/[\x20-\x7e]+$/.test(contentType) ||
+    contentType.length > 255
+  ) {
+    throw new TypeError(`invalid content type ${JSON.stringify(contentType)}`);
+  }
+}
+
+/** Not-found in any of its shapes: missing file, a directory where the object would be, or a file on the path. */
+function isMissing(error: unknown): boolean {
+  const code = (error as NodeJS.ErrnoException).code;
+  return code === 'ENOENT' || code === 'EISDIR' || code === 'ENOTDIR';
+}
+
+/**
+ * Objects as files under `dir/<bucket>/<key>`, each with its content type in a sidecar
+ * `.<name>.meta.json` beside it (keys never have a segment starting with a dot, so the two cannot
+ * collide). Writes go to `dir/.tmp` and are renamed into place, so a reader sees a whole object or none.
+ * The sidecar is written first: a crash in between leaves at worst a type without its object.
+ */
+export class LocalObjectStore implements ObjectStore {
+  private readonly dir: string;
+  private readonly tmpDir: string;
+  private readonly publicBaseUrl: string;
+
+  constructor(options: LocalObjectStoreOptions) {
+    if (typeof options.dir !== 'string' || options.dir === '') throw new TypeError('dir is required');
+    if (!/^https?:\/\/\S+$/.test(options.publicBaseUrl)) {
+      throw new TypeError(
+        `publicBaseUrl must be an http(s) URL, not ${JSON.stringify(options.publicBaseUrl)}`,
+      );
+    }
+    this.dir = options.dir;
+    this.tmpDir = join(options.dir, '.tmp');
+    this.publicBaseUrl = options.publicBaseUrl.replace(/\/+$/, '');
+  }
+
+  private paths(bucket: Bucket, key: string): { file: string; meta: string } {
+    assertBucket(bucket);
+    assertSafeKey(key);
+    const file = join(this.dir, bucket, ...key.split('/'));
+    return { file, meta: join(dirname(file), `.${basename(file)}.meta.json`) };
+  }
+
+  private async writeAtomic(target: string, data: Buffer | string): Promise<void> {
+    await mkdir(this.tmpDir, { recursive: true });
+    const tmp = join(this.tmpDir, randomUUID());
+    try {
+      await writeFile(tmp, data);
+      await rename(tmp, target);
+    } catch (error) {
+      await unlink(tmp).catch(() => undefined);
+      throw error;
+    }
+  }
+
+  async put(bucket: Bucket, key: string, body: Buffer, contentType: string): Promise<void> {
+    const { file, meta } = this.paths(bucket, key);
+    if (!Buffer.isBuffer(body)) throw new TypeError('body must be a Buffer');
+    assertContentType(contentType);
+    await mkdir(dirname(file), { recursive: true });
+    await this.writeAtomic(meta, JSON.stringify({ contentType }));
+    await this.writeAtomic(file, body);
+  }
+
+  private async contentType(meta: string): Promise<string> {
+    try {
+      const { contentType } = JSON.parse(await readFile(meta, 'utf8')) as { contentType?: unknown };
+      return typeof contentType === 'string' ? contentType : DEFAULT_CONTENT_TYPE;
+    } catch (error) {
+      if (isMissing(error) || error instanceof SyntaxError) return DEFAULT_CONTENT_TYPE;
+      throw error;
+    }
+  }
+
+  async get(bucket: Bucket, key: string): Promise<StoredObject | undefined> {
+    const { file, meta } = this.paths(bucket, key);
+    let body: Buffer;
+    try {
+      body = await readFile(file);
+    } catch (error) {
+      if (isMissing(error)) return undefined;
+      throw error;
+    }
+    return { body, contentType: await this.contentType(meta) };
+  }
+
+  async stream(
+    bucket: Bucket,
+    key: string,
+  ): Promise<{ stream: Readable; contentType: string; size: number } | undefined> {
+    const { file, meta } = this.paths(bucket, key);
+    let handle;
+    try {
+      handle = await open(file, 'r');
+    } catch (error) {
+      if (isMissing(error)) return undefined;
+      throw error;
+    }
+    try {
+      // The open handle pins this version of the object even if a put replaces it meanwhile.
+      const stats = await handle.stat();
+      if (!stats.isFile()) {
+        await handle.close();
+        return undefined;
+      }
+      const contentType = await this.contentType(meta);
+      return { stream: handle.createReadStream(), contentType, size: stats.size };
+    } catch (error) {
+      await handle.close();
+      throw error;
+    }
+  }
+
+  async delete(bucket: Bucket, key: string): Promise<void> {
+    const { file, meta } = this.paths(bucket, key);
+    for (const path of [file, meta]) {
+      try {
+        await unlink(path);
+      } catch (error) {
+        if (!isMissing(error)) throw error;
+      }
+    }
+  }
+
+  publicUrl(key: string): string {
+    assertSafeKey(key);
+    return `${this.publicBaseUrl}/${key}`;
+  }
+
+  async ping(): Promise<void> {
+    await mkdir(this.dir, { recursive: true });
+    await access(this.dir, constants.R_OK | constants.W_OK);
+  }
+}

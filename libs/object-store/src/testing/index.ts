@@ -1,0 +1,5 @@
+export {
+  describeObjectStoreContract,
+  UNSAFE_KEYS,
+  type ObjectStoreContext,
+} from './object-store-contract.js';

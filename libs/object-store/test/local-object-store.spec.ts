@@ -1,0 +1,97 @@
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { LocalObjectStore } from '../src/index.js';
+import { describeObjectStoreContract, UNSAFE_KEYS } from '../src/testing/index.js';
+
+async function tempDir(): Promise<string> {
+  return mkdtemp(join(tmpdir(), 'thumbforge-objects-'));
+}
+
+describeObjectStoreContract('LocalObjectStore', async () => {
+  const dir = await tempDir();
+  const publicBaseUrl = 'http://localhost:3000/cdn';
+  return {
+    store: new LocalObjectStore({ dir, publicBaseUrl }),
+    publicBaseUrl,
+    cleanup: () => rm(dir, { recursive: true, force: true }),
+  };
+});
+
+/** Every file under `dir`, relative, sorted. */
+async function filesUnder(dir: string): Promise<string[]> {
+  const entries = await readdir(dir, { recursive: true, withFileTypes: true });
+  return entries
+    .filter((e) => e.isFile())
+    .map((e) => join(e.parentPath, e.name).slice(dir.length + 1))
+    .sort();
+}
+
+describe('LocalObjectStore', () => {
+  let root: string;
+  let dir: string;
+  let store: LocalObjectStore;
+
+  beforeEach(async () => {
+    root = await tempDir();
+    dir = join(root, 'objects');
+    store = new LocalObjectStore({ dir, publicBaseUrl: 'https://cdn.example.com/' });
+  });
+  afterEach(async () => {
+    await rm(root, { recursive: true, force: true });
+  });
+
+  it('lays objects out as <dir>/<bucket>/<key> with a content-type sidecar', async () => {
+    await store.put('public', 'users/acc_1/generations/gen_1.webp', Buffer.from('img'), 'image/webp');
+    expect(await filesUnder(dir)).toEqual([
+      'public/users/acc_1/generations/.gen_1.webp.meta.json',
+      'public/users/acc_1/generations/gen_1.webp',
+    ]);
+    expect(await readFile(join(dir, 'public/users/acc_1/generations/gen_1.webp'), 'utf8')).toBe('img');
+    expect(await readdir(join(dir, '.tmp'))).toEqual([]);
+  });
+
+  it('writes nothing outside its directory for any unsafe key', async () => {
+    await writeFile(join(root, 'escape'), 'outside');
+    for (const key of UNSAFE_KEYS) {
+      await expect(store.put('public', key, Buffer.from('x'), 'text/plain')).rejects.toThrow(
+        /unsafe object key/,
+      );
+      await expect(store.delete('public', key)).rejects.toThrow(/unsafe object key/);
+    }
+    expect(await readFile(join(root, 'escape'), 'utf8')).toBe('outside');
+    expect(await readdir(root)).toEqual(['escape']);
+  });
+
+  it('drops a trailing slash of the public base URL', () => {
+    expect(store.publicUrl('users/acc_1/generations/gen_1.png')).toBe(
+      'https://cdn.example.com/users/acc_1/generations/gen_1.png',
+    );
+  });
+
+  it('refuses content types that could not be a header value', async () => {
+    for (const contentType of ['', 'image', 'image/png\r\nX-Evil: 1', 'bild/pñg']) {
+      await expect(store.put('public', 'a.png', Buffer.from('x'), contentType)).rejects.toThrow(
+        /content type/,
+      );
+    }
+  });
+
+  it('falls back to application/octet-stream when the sidecar is missing', async () => {
+    await store.put('private', 'uploads/a.bin', Buffer.from('x'), 'image/png');
+    await rm(join(dir, 'private/uploads/.a.bin.meta.json'));
+    expect((await store.get('private', 'uploads/a.bin'))!.contentType).toBe('application/octet-stream');
+  });
+
+  it('reports a key that names a directory of other objects as missing', async () => {
+    await store.put('public', 'users/acc_1/a.png', Buffer.from('x'), 'image/png');
+    expect(await store.get('public', 'users/acc_1')).toBeUndefined();
+    expect(await store.stream('public', 'users/acc_1')).toBeUndefined();
+    expect(await store.get('public', 'users/acc_1/a.png/b')).toBeUndefined();
+  });
+
+  it('refuses a base URL that is not http(s)', () => {
+    expect(() => new LocalObjectStore({ dir, publicBaseUrl: 'cdn' })).toThrow(TypeError);
+  });
+});

@@ -1,0 +1,186 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { DEFAULT_WEBHOOK_PLANS, PLAN_TERMS, PLANS, type Plan } from '@thumbforge/contracts';
+
+export type Mode = 'embedded' | 'cluster';
+
+export interface Config {
+  mode: Mode;
+  port: number;
+  host: string;
+  dataDir: string;
+  /** null: the admin API is off (start-up says so). */
+  adminToken: string | null;
+  cdnUrl: string;
+  /** 32 bytes; encrypts API keys at rest (AES-256-GCM). */
+  keyEncryptionSecret: Buffer;
+  webhookPlans: Plan[];
+  webhookTimeoutMs: number;
+  webhookRetryDelaysMs: number[];
+  webhookAllowPrivate: boolean;
+  renderTimeoutMs: number;
+  /** Wait for a sync generation before answering 500. */
+  syncTimeoutMs: number;
+  publicTestKeyEnabled: boolean;
+  logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  /** `always`: fsync every append before acknowledging it. `never`: leave it to the OS (benchmarks only). */
+  logFsync: 'always' | 'never';
+  /** Requests per second per key, by plan (RATE_LIMITS=free=1,creator=2,...; unset plans keep the defaults). */
+  rateLimits: Record<Plan, number>;
+}
+
+/** A bad or missing setting: start-up prints this one line and exits. */
+export class ConfigError extends Error {
+  constructor(
+    readonly setting: string,
+    message: string,
+  ) {
+    super(`${setting}: ${message}`);
+    this.name = 'ConfigError';
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!/^\d+$/.test(raw.trim()))
+    throw new ConfigError(name, `must be a whole number, got ${JSON.stringify(raw)}`);
+  const value = Number(raw);
+  if (value < min || value > max)
+    throw new ConfigError(name, `must be between ${min} and ${max}, got ${value}`);
+  return value;
+}
+
+function flag(env: Env, name: string, fallback: boolean): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (['1', 'true', 'yes'].includes(raw.toLowerCase())) return true;
+  if (['0', 'false', 'no'].includes(raw.toLowerCase())) return false;
+  throw new ConfigError(name, `must be 1/true/yes or 0/false/no, got ${JSON.stringify(raw)}`);
+}
+
+function oneOf<T extends string>(env: Env, name: string, values: readonly T[], fallback: T): T {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!values.includes(raw as T))
+    throw new ConfigError(name, `must be one of ${values.join(', ')}, got ${JSON.stringify(raw)}`);
+  return raw as T;
+}
+
+function url(env: Env, name: string, fallback: string): string {
+  const raw = env[name] || fallback;
+  let parsed: URL;
+  try {
+    parsed = new URL(raw);
+  } catch {
+    throw new ConfigError(name, `must be an absolute URL, got ${JSON.stringify(raw)}`);
+  }
+  if (!['http:', 'https:'].includes(parsed.protocol))
+    throw new ConfigError(name, 'must be an http or https URL');
+  return raw.replace(/\/+$/, '');
+}
+
+/**
+ * The 32-byte key-encryption secret. Cluster mode must be given one (every replica needs the same);
+ * embedded mode creates one in DATA_DIR on first start so `npm start` works on a bare machine.
+ */
+function keyEncryptionSecret(env: Env, mode: Mode, dataDir: string): Buffer {
+  const raw = env.KEY_ENCRYPTION_SECRET;
+  if (raw) {
+    const decoded = /^[0-9a-f]{64}$/i.test(raw) ? Buffer.from(raw, 'hex') : Buffer.from(raw, 'base64');
+    if (decoded.length !== 32)
+      throw new ConfigError('KEY_ENCRYPTION_SECRET', 'must be 32 bytes, as 64 hex or 44 base64 characters');
+    return decoded;
+  }
+  if (mode === 'cluster')
+    throw new ConfigError('KEY_ENCRYPTION_SECRET', 'is required in cluster mode (32 bytes, hex or base64)');
+  const file = join(dataDir, 'key-encryption.secret');
+  if (existsSync(file)) return Buffer.from(readFileSync(file, 'utf8').trim(), 'hex');
+  mkdirSync(dataDir, { recursive: true });
+  const secret = randomBytes(32);
+  writeFileSync(file, secret.toString('hex'), { mode: 0o600 });
+  return secret;
+}
+
+function rateLimits(env: Env): Record<Plan, number> {
+  const limits = Object.fromEntries(PLANS.map((p) => [p, PLAN_TERMS[p].ratePerSecond])) as Record<
+    Plan,
+    number
+  >;
+  const raw = env.RATE_LIMITS;
+  if (!raw) return limits;
+  for (const pair of raw
+    .split(',')
+    .map((p) => p.trim())
+    .filter(Boolean)) {
+    const [plan, value] = pair.split('=').map((p) => p.trim());
+    if (!PLANS.includes(plan as Plan) || !value || !/^\d+$/.test(value) || Number(value) < 1) {
+      throw new ConfigError(
+        'RATE_LIMITS',
+        `expected plan=requestsPerSecond pairs such as free=1,pro=5; got ${JSON.stringify(pair)}`,
+      );
+    }
+    limits[plan as Plan] = Number(value);
+  }
+  return limits;
+}
+
+export function loadConfig(env: Env = process.env): Config {
+  const mode = oneOf(env, 'THUMBFORGE_MODE', ['embedded', 'cluster'] as const, 'embedded');
+  const port = integer(env, 'PORT', 3000, 0, 65535);
+  const dataDir = resolve(env.DATA_DIR || '.data');
+  const adminToken = env.ADMIN_TOKEN ?? null;
+  if (adminToken !== null && adminToken.length < 16)
+    throw new ConfigError('ADMIN_TOKEN', 'must be at least 16 characters');
+
+  const webhookPlans = (env.WEBHOOK_PLANS ?? DEFAULT_WEBHOOK_PLANS.join(','))
+    .split(',')
+    .map((p) => p.trim())
+    .filter(Boolean);
+  for (const plan of webhookPlans) {
+    if (!PLANS.includes(plan as Plan))
+      throw new ConfigError(
+        'WEBHOOK_PLANS',
+        `unknown plan ${JSON.stringify(plan)}; plans are ${PLANS.join(', ')}`,
+      );
+  }
+
+  const delaysRaw = env.WEBHOOK_RETRY_DELAYS_MS ?? '10000,60000,360000';
+  const webhookRetryDelaysMs = delaysRaw.split(',').map((d) => d.trim());
+  if (webhookRetryDelaysMs.length !== 3 || webhookRetryDelaysMs.some((d) => !/^\d+$/.test(d))) {
+    throw new ConfigError(
+      'WEBHOOK_RETRY_DELAYS_MS',
+      `must be three comma-separated millisecond delays, got ${JSON.stringify(delaysRaw)}`,
+    );
+  }
+
+  return {
+    mode,
+    port,
+    host: env.HOST || '0.0.0.0',
+    dataDir,
+    adminToken,
+    cdnUrl: url(env, 'CDN_URL', `http://localhost:${port}/cdn`),
+    keyEncryptionSecret: keyEncryptionSecret(env, mode, dataDir),
+    webhookPlans: webhookPlans as Plan[],
+    webhookTimeoutMs: integer(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 1, 600_000),
+    webhookRetryDelaysMs: webhookRetryDelaysMs.map(Number),
+    webhookAllowPrivate: flag(env, 'WEBHOOK_ALLOW_PRIVATE', false),
+    renderTimeoutMs: integer(env, 'RENDER_TIMEOUT_MS', 60_000, 1, 600_000),
+    syncTimeoutMs: integer(env, 'SYNC_TIMEOUT_MS', 120_000, 1, 600_000),
+    publicTestKeyEnabled: flag(env, 'PUBLIC_TEST_KEY_ENABLED', true),
+    logLevel: oneOf(
+      env,
+      'LOG_LEVEL',
+      ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const,
+      'info',
+    ),
+    logFsync: oneOf(env, 'EVENT_LOG_FSYNC', ['always', 'never'] as const, 'always'),
+    rateLimits: rateLimits(env),
+  };
+}
+
+export const CONFIG = Symbol.for('thumbforge.Config');

@@ -1,0 +1,6 @@
+export * from './config.js';
+export * from './clock.js';
+export * from './api-keys.js';
+export * from './logger.js';
+export * from './readiness.js';
+export * from './infrastructure.module.js';

@@ -1,0 +1,65 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../src/config.js';
+
+const base = () => ({ DATA_DIR: mkdtempSync(join(tmpdir(), 'tf-config-')) });
+
+describe('loadConfig', () => {
+  it('gives working defaults for embedded mode and creates a key-encryption secret once', () => {
+    const env = base();
+    const config = loadConfig(env);
+    expect(config).toMatchObject({
+      mode: 'embedded',
+      port: 3000,
+      cdnUrl: 'http://localhost:3000/cdn',
+      adminToken: null,
+    });
+    expect(config.webhookRetryDelaysMs).toEqual([10_000, 60_000, 360_000]);
+    expect(config.webhookTimeoutMs).toBe(10_000);
+    expect(config.webhookPlans).toEqual(['pro', 'business']);
+    expect(config.rateLimits).toEqual({ free: 1, creator: 2, pro: 5, business: 20 });
+    expect(config.keyEncryptionSecret).toHaveLength(32);
+    expect(loadConfig(env).keyEncryptionSecret.equals(config.keyEncryptionSecret)).toBe(true);
+  });
+
+  it.each([
+    [{ PORT: 'abc' }, /^PORT: must be a whole number/],
+    [{ PORT: '70000' }, /^PORT: must be between 0 and 65535/],
+    [{ THUMBFORGE_MODE: 'swarm' }, /^THUMBFORGE_MODE: must be one of embedded, cluster/],
+    [{ THUMBFORGE_MODE: 'cluster' }, /^KEY_ENCRYPTION_SECRET: is required in cluster mode/],
+    [{ KEY_ENCRYPTION_SECRET: 'short' }, /^KEY_ENCRYPTION_SECRET: must be 32 bytes/],
+    [{ ADMIN_TOKEN: 'tiny' }, /^ADMIN_TOKEN: must be at least 16 characters/],
+    [{ CDN_URL: 'not a url' }, /^CDN_URL: must be an absolute URL/],
+    [{ WEBHOOK_PLANS: 'pro,gold' }, /^WEBHOOK_PLANS: unknown plan "gold"/],
+    [{ WEBHOOK_RETRY_DELAYS_MS: '1,2' }, /^WEBHOOK_RETRY_DELAYS_MS: must be three/],
+    [{ WEBHOOK_ALLOW_PRIVATE: 'maybe' }, /^WEBHOOK_ALLOW_PRIVATE: must be 1\/true\/yes/],
+    [{ RATE_LIMITS: 'free=0' }, /^RATE_LIMITS: expected plan=requestsPerSecond/],
+    [{ LOG_LEVEL: 'loud' }, /^LOG_LEVEL: must be one of/],
+  ])('refuses %j with one line naming the setting', (env, message) => {
+    let error: unknown;
+    try {
+      loadConfig({ ...base(), ...env });
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as Error).message).toMatch(message);
+    expect((error as Error).message).not.toContain('\n');
+  });
+
+  it('reads overrides', () => {
+    const config = loadConfig({
+      ...base(),
+      PORT: '8080',
+      WEBHOOK_RETRY_DELAYS_MS: '10,20,40',
+      RATE_LIMITS: 'free=3',
+      WEBHOOK_PLANS: 'business',
+    });
+    expect(config.cdnUrl).toBe('http://localhost:8080/cdn');
+    expect(config.webhookRetryDelaysMs).toEqual([10, 20, 40]);
+    expect(config.rateLimits.free).toBe(3);
+    expect(config.webhookPlans).toEqual(['business']);
+  });
+});

@@ -1,0 +1,2 @@
+export * from './port.js';
+export { MemoryProjectionStore } from './memory-projection-store.js';

@@ -1,0 +1,123 @@
+import { isDeepStrictEqual } from 'node:util';
+import type { Document, FindOptions, Positions, ProjectionCollection, ProjectionStore } from './port.js';
+
+function assertId(doc: Document): void {
+  if (typeof doc?.id !== 'string' || doc.id === '')
+    throw new TypeError('a document needs a non-empty string id');
+}
+
+/** Missing and null sort first; otherwise numbers, strings and booleans compare as themselves. */
+function compareValues(a: unknown, b: unknown): number {
+  if (a === b) return 0;
+  if (a === undefined || a === null) return b === undefined || b === null ? 0 : -1;
+  if (b === undefined || b === null) return 1;
+  if (typeof a === typeof b && (typeof a === 'number' || typeof a === 'string' || typeof a === 'boolean')) {
+    return (a as number) < (b as number) ? -1 : 1;
+  }
+  if (a instanceof Date && b instanceof Date) return a.getTime() - b.getTime();
+  return String(a) < String(b) ? -1 : String(a) > String(b) ? 1 : 0;
+}
+
+function matches<T extends Document>(doc: T, filter: Partial<T>): boolean {
+  for (const [field, expected] of Object.entries(filter)) {
+    // An undefined filter value is no constraint, as with the MongoDB driver's ignoreUndefined.
+    if (expected === undefined) continue;
+    if (!isDeepStrictEqual((doc as Record<string, unknown>)[field], expected)) return false;
+  }
+  return true;
+}
+
+class MemoryCollection<T extends Document> implements ProjectionCollection<T> {
+  private readonly docs = new Map<string, T>();
+
+  constructor(private readonly assertOpen: () => void) {}
+
+  async get(id: string): Promise<T | undefined> {
+    this.assertOpen();
+    const doc = this.docs.get(id);
+    return doc === undefined ? undefined : structuredClone(doc);
+  }
+
+  async put(doc: T): Promise<void> {
+    this.assertOpen();
+    assertId(doc);
+    this.docs.set(doc.id, structuredClone(doc));
+  }
+
+  async delete(id: string): Promise<void> {
+    this.assertOpen();
+    this.docs.delete(id);
+  }
+
+  async find(filter: Partial<T>, options: FindOptions<T> = {}): Promise<T[]> {
+    this.assertOpen();
+    const { sort, limit } = options;
+    if (limit !== undefined && (!Number.isSafeInteger(limit) || limit < 0)) {
+      throw new RangeError('limit must be a non-negative integer');
+    }
+    let found = [...this.docs.values()].filter((doc) => matches(doc, filter));
+    if (sort) {
+      const sign = sort.direction === 'desc' ? -1 : 1;
+      found.sort((a, b) => sign * compareValues(a[sort.field], b[sort.field]));
+    }
+    // As in MongoDB, a limit of 0 means no limit.
+    if (limit) found = found.slice(0, limit);
+    return found.map((doc) => structuredClone(doc));
+  }
+
+  async count(): Promise<number> {
+    this.assertOpen();
+    return this.docs.size;
+  }
+
+  async clear(): Promise<void> {
+    this.assertOpen();
+    this.docs.clear();
+  }
+}
+
+/**
+ * Read models in process memory, rebuilt from the log at start. Documents go in and come out as
+ * structured clones, so no caller can change stored state except through `put`.
+ */
+export class MemoryProjectionStore implements ProjectionStore {
+  private readonly collections = new Map<string, MemoryCollection<Document>>();
+  private readonly savedPositions = new Map<string, Positions>();
+  private closed = false;
+  private readonly assertOpen = (): void => {
+    if (this.closed) throw new Error('projection store is closed');
+  };
+
+  collection<T extends Document>(name: string): ProjectionCollection<T> {
+    if (typeof name !== 'string' || name === '') throw new TypeError('a collection needs a name');
+    let collection = this.collections.get(name);
+    if (!collection) {
+      collection = new MemoryCollection<Document>(this.assertOpen);
+      this.collections.set(name, collection);
+    }
+    return collection as unknown as ProjectionCollection<T>;
+  }
+
+  async positions(projection: string): Promise<Positions> {
+    this.assertOpen();
+    return { ...this.savedPositions.get(projection) };
+  }
+
+  async savePositions(projection: string, positions: Positions): Promise<void> {
+    this.assertOpen();
+    for (const [key, offset] of Object.entries(positions)) {
+      if (!Number.isSafeInteger(offset) || offset < 0) {
+        throw new RangeError(`position ${key} must be a non-negative integer`);
+      }
+    }
+    this.savedPositions.set(projection, { ...positions });
+  }
+
+  async ping(): Promise<void> {
+    this.assertOpen();
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+  }
+}

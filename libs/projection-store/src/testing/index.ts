@@ -1,0 +1,1 @@
+export { describeProjectionStoreContract, type ProjectionStoreContext } from './projection-store-contract.js';

@@ -1,0 +1,1 @@
+export { AssetModule } from './asset.module.js';

@@ -1,0 +1,178 @@
+import { Inject, Injectable } from '@nestjs/common';
+import {
+  TOPICS,
+  type EventEnvelope,
+  type Format,
+  type LogoPlacement,
+  type StoredEvent,
+  type ThumbforgeEvent,
+} from '@thumbforge/contracts';
+import { EVENT_LOG, startProjector, type EventLog, type Subscription } from '@thumbforge/event-log';
+import { PROJECTION_STORE, type ProjectionStore } from '@thumbforge/projection-store';
+
+export const PHOTOS = 'asset_photos';
+export const LOGOS = 'asset_logos';
+export const REFERENCE_SETS = 'asset_reference_sets';
+/** Commands whose facts are applied: a command delivered again is recognised and decides nothing. */
+export const HANDLED_COMMANDS = 'asset_handled_commands';
+
+/** id = accountId. */
+export interface SavedPhoto {
+  id: string;
+  key: string;
+}
+
+/** id = accountId. */
+export interface SavedLogo extends LogoPlacement {
+  id: string;
+}
+
+/** id = setId. A removed set stays as a tombstone so that a re-delivered create cannot revive it. */
+export interface ReferenceSet {
+  id: string;
+  accountId: string;
+  format: Format;
+  imageKeys: string[];
+  removed: boolean;
+}
+
+export interface HandledCommand {
+  id: string;
+}
+
+const ASSET_FACTS = new Set<string>([
+  'asset.photo-saved',
+  'asset.photo-removed',
+  'asset.logo-saved',
+  'asset.logo-removed',
+  'asset.reference-set-created',
+  'asset.reference-set-removed',
+  'asset.job-assets-resolved',
+  'asset.job-assets-rejected',
+]);
+
+/**
+ * The asset service's own state: saved photos, logos and reference sets, folded from the asset facts
+ * on the log. Each command's facts are awaited here before the next command is decided.
+ */
+@Injectable()
+export class AssetProjection {
+  private subscription: Subscription | null = null;
+
+  constructor(
+    @Inject(EVENT_LOG) private readonly log: EventLog,
+    @Inject(PROJECTION_STORE) private readonly store: ProjectionStore,
+  ) {}
+
+  async start(): Promise<void> {
+    this.subscription ??= await startProjector({
+      log: this.log,
+      store: this.store,
+      name: 'asset',
+      topics: [TOPICS.assets],
+      apply: (event) => this.apply(event),
+    });
+  }
+
+  /** Resolves once the facts that were on the log at start are in the projection. */
+  get caughtUp(): Promise<void> {
+    return this.started().caughtUp;
+  }
+
+  async close(): Promise<void> {
+    await this.subscription?.close();
+    this.subscription = null;
+  }
+
+  photo(accountId: string): Promise<SavedPhoto | undefined> {
+    return this.photos.get(accountId);
+  }
+
+  logo(accountId: string): Promise<SavedLogo | undefined> {
+    return this.logos.get(accountId);
+  }
+
+  /** The account's set, or undefined when it does not exist, belongs to another account or was removed. */
+  async referenceSet(accountId: string, setId: string): Promise<ReferenceSet | undefined> {
+    const set = await this.referenceSets.get(setId);
+    return set && set.accountId === accountId && !set.removed ? set : undefined;
+  }
+
+  /** Any record of the set, removed or not: set ids are never reused. */
+  referenceSetRecord(setId: string): Promise<ReferenceSet | undefined> {
+    return this.referenceSets.get(setId);
+  }
+
+  async handled(commandId: string): Promise<boolean> {
+    return (await this.handledCommands.get(commandId)) !== undefined;
+  }
+
+  /** Resolves once the projection has read the log up to `event` (every earlier fact of its partition). */
+  reached(event: StoredEvent): Promise<void> {
+    return this.started().waitFor(event.topic, event.offset, event.partition);
+  }
+
+  /** Appends facts about one account and resolves once the projection has applied them. */
+  async commit(accountId: string, facts: EventEnvelope[]): Promise<StoredEvent[]> {
+    if (facts.length === 0) return [];
+    const stored = await this.log.append(TOPICS.assets, facts, { key: accountId });
+    for (const event of stored) await this.reached(event);
+    return stored;
+  }
+
+  private get photos() {
+    return this.store.collection<SavedPhoto>(PHOTOS);
+  }
+  private get logos() {
+    return this.store.collection<SavedLogo>(LOGOS);
+  }
+  private get referenceSets() {
+    return this.store.collection<ReferenceSet>(REFERENCE_SETS);
+  }
+  private get handledCommands() {
+    return this.store.collection<HandledCommand>(HANDLED_COMMANDS);
+  }
+
+  private started(): Subscription {
+    if (!this.subscription) throw new Error('the asset projection has not been started');
+    return this.subscription;
+  }
+
+  private async apply(event: StoredEvent): Promise<void> {
+    if (!ASSET_FACTS.has(event.type)) return;
+    const fact = event as StoredEvent & ThumbforgeEvent;
+    switch (fact.type) {
+      case 'asset.photo-saved':
+        await this.photos.put({ id: fact.payload.accountId, key: fact.payload.key });
+        break;
+      case 'asset.photo-removed':
+        await this.photos.delete(fact.payload.accountId);
+        break;
+      case 'asset.logo-saved': {
+        const { accountId, key, position, size, dropShadow } = fact.payload;
+        await this.logos.put({ id: accountId, key, position, size, dropShadow });
+        break;
+      }
+      case 'asset.logo-removed':
+        await this.logos.delete(fact.payload.accountId);
+        break;
+      case 'asset.reference-set-created': {
+        const { accountId, setId, format, imageKeys } = fact.payload;
+        if (!(await this.referenceSets.get(setId))) {
+          await this.referenceSets.put({ id: setId, accountId, format, imageKeys, removed: false });
+        }
+        break;
+      }
+      case 'asset.reference-set-removed': {
+        const set = await this.referenceSets.get(fact.payload.setId);
+        if (set && set.accountId === fact.payload.accountId) {
+          await this.referenceSets.put({ ...set, imageKeys: [], removed: true });
+        }
+        break;
+      }
+      default:
+        break;
+    }
+    if (fact.causationId) await this.handledCommands.put({ id: fact.causationId });
+  }
+}

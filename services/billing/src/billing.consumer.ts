@@ -1,0 +1,109 @@
+import {
+  Inject,
+  Injectable,
+  type BeforeApplicationShutdown,
+  type OnApplicationBootstrap,
+} from '@nestjs/common';
+import { isEvent, TOPICS, type StoredEvent } from '@thumbforge/contracts';
+import { EVENT_LOG, type EventLog, type Subscription } from '@thumbforge/event-log';
+import { LOGGER, ReadinessRegistry, type Logger } from '@thumbforge/platform';
+import { ChangeAccountUseCase } from './change-account/change-account.usecase.js';
+import { LedgerProjection } from './ledger/ledger-projection.js';
+import { OpenAccountUseCase } from './open-account/open-account.usecase.js';
+import { ReserveCreditsUseCase } from './reserve-credits/reserve-credits.usecase.js';
+import { SettleCreditsUseCase } from './settle-credits/settle-credits.usecase.js';
+
+export const BILLING_GROUP = 'billing';
+
+/**
+ * Billing's inbox: account and reservation commands on the billing topic, render outcomes on the jobs
+ * topic. One event at a time, from the group's committed position, so every command is handled at
+ * least once; the use cases make a second handling a no-op.
+ */
+@Injectable()
+export class BillingConsumer implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  private subscription: Subscription | null = null;
+
+  constructor(
+    @Inject(EVENT_LOG) private readonly log: EventLog,
+    private readonly ledgers: LedgerProjection,
+    private readonly readiness: ReadinessRegistry,
+    @Inject(LOGGER) private readonly logger: Logger,
+    private readonly openAccount: OpenAccountUseCase,
+    private readonly changeAccount: ChangeAccountUseCase,
+    private readonly reserveCredits: ReserveCreditsUseCase,
+    private readonly settleCredits: SettleCreditsUseCase,
+  ) {}
+
+  async onApplicationBootstrap(): Promise<void> {
+    await this.ledgers.start();
+    this.readiness.track('billing.ledger', this.ledgers.caughtUp);
+    this.subscription = await this.log.subscribe({
+      group: BILLING_GROUP,
+      topics: [TOPICS.billing, TOPICS.jobs],
+      from: 'committed',
+      handle: (event) => this.handle(event),
+    });
+    this.readiness.track('billing.consumer', this.subscription.caughtUp);
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    // Commands first: an in-flight one may still be waiting for the projection.
+    await this.subscription?.close();
+    this.subscription = null;
+    await this.ledgers.close();
+  }
+
+  private async handle(event: StoredEvent): Promise<void> {
+    const command = event.topic === TOPICS.billing && event.type.endsWith('-requested');
+    const outcome = event.topic === TOPICS.jobs && event.type.startsWith('render.');
+    if (!command && !outcome) return;
+    if (event.version !== 1) {
+      this.logger.warn(
+        { type: event.type, version: event.version, eventId: event.id },
+        'unknown event version skipped',
+      );
+      return;
+    }
+    await this.ledgers.caughtUp;
+    if (command) await this.handleCommand(event);
+    else await this.handleRenderOutcome(event);
+  }
+
+  private async handleCommand(event: StoredEvent): Promise<void> {
+    // Every fact written before this command, in its account's partition, is applied first.
+    await this.ledgers.reached(event);
+    if (isEvent(event, 'billing.account-open-requested')) {
+      await this.openAccount.execute({ commandId: event.id, ...event.payload });
+    } else if (isEvent(event, 'billing.account-change-requested')) {
+      await this.changeAccount.execute({ commandId: event.id, ...event.payload });
+    } else if (isEvent(event, 'billing.reservation-requested')) {
+      const { job } = event.payload;
+      await this.reserveCredits.execute({
+        commandId: event.id,
+        accountId: job.accountId ?? event.aggregateId,
+        job,
+      });
+    }
+  }
+
+  private async handleRenderOutcome(event: StoredEvent): Promise<void> {
+    if (isEvent(event, 'render.succeeded')) {
+      const { accountId, jobId } = event.payload;
+      if (accountId) {
+        await this.settleCredits.execute({ commandId: event.id, accountId, jobId, outcome: 'captured' });
+      }
+    } else if (isEvent(event, 'render.failed')) {
+      const { accountId, jobId, error } = event.payload;
+      if (accountId) {
+        await this.settleCredits.execute({
+          commandId: event.id,
+          accountId,
+          jobId,
+          outcome: 'released',
+          reason: error,
+        });
+      }
+    }
+  }
+}

@@ -1,0 +1,127 @@
+import { describe, expect, it } from 'vitest';
+import { ACCOUNT, billing, facts, jobSpec, withAccount } from '../../test/harness.js';
+import { ReservationNotYetKnownError } from './settle-credits.usecase.js';
+
+async function reserved(cost = 12) {
+  const b = billing();
+  await withAccount(b, 'free');
+  const job = jobSpec({ cost });
+  await b.reserveCredits.execute({ commandId: 'evt_req', accountId: ACCOUNT, job });
+  return { b, job };
+}
+
+describe('SettleCreditsUseCase', () => {
+  it.each([
+    ['captured', undefined, 'billing.credits-captured', { used: 12, reserved: 0 }, { amount: 12 }],
+    [
+      'released',
+      'Render timed out',
+      'billing.credits-released',
+      { used: 0, reserved: 0 },
+      { amount: 12, reason: 'Render timed out' },
+    ],
+  ] as const)('%s', async (outcome, reason, type, ledger, payload) => {
+    const { b, job } = await reserved();
+    const written = await b.settleCredits.execute({
+      commandId: 'evt_render',
+      accountId: ACCOUNT,
+      jobId: job.jobId,
+      outcome,
+      reason,
+    });
+
+    expect(written).toHaveLength(1);
+    expect(written[0]).toMatchObject({
+      type,
+      id: `evt_render:${outcome}`,
+      correlationId: job.jobId,
+      causationId: 'evt_render',
+      payload: { accountId: ACCOUNT, jobId: job.jobId, ...payload },
+    });
+    expect(await b.ledgers.ledger(ACCOUNT)).toMatchObject({
+      ...ledger,
+      settled: { [job.jobId]: outcome },
+      reservations: {},
+    });
+  });
+
+  it.each([
+    ['captured', 'captured'],
+    ['captured', 'released'],
+    ['released', 'released'],
+    ['released', 'captured'],
+  ] as const)('after %s, a duplicate %s outcome yields nothing', async (first, second) => {
+    const { b, job } = await reserved();
+    await b.settleCredits.execute({
+      commandId: 'evt_render',
+      accountId: ACCOUNT,
+      jobId: job.jobId,
+      outcome: first,
+    });
+    const before = await b.ledgers.ledger(ACCOUNT);
+    expect(
+      await b.settleCredits.execute({
+        commandId: 'evt_render',
+        accountId: ACCOUNT,
+        jobId: job.jobId,
+        outcome: second,
+      }),
+    ).toEqual([]);
+    expect(await b.ledgers.ledger(ACCOUNT)).toEqual(before);
+  });
+
+  it('concurrent duplicate captures charge once', async () => {
+    const { b, job } = await reserved();
+    await Promise.all(
+      Array.from({ length: 5 }, () =>
+        b.settleCredits.execute({
+          commandId: 'evt_render',
+          accountId: ACCOUNT,
+          jobId: job.jobId,
+          outcome: 'captured',
+        }),
+      ),
+    );
+    expect(facts(b).filter((e) => e.type === 'billing.credits-captured')).toHaveLength(1);
+    expect(await b.ledgers.ledger(ACCOUNT)).toMatchObject({ used: 12, reserved: 0 });
+  });
+
+  it('a rejected job has nothing to settle', async () => {
+    const { b } = await reserved();
+    const job = jobSpec({ cost: 100 });
+    await b.reserveCredits.execute({ commandId: 'evt_big', accountId: ACCOUNT, job });
+    expect(
+      await b.settleCredits.execute({
+        commandId: 'evt_r',
+        accountId: ACCOUNT,
+        jobId: job.jobId,
+        outcome: 'released',
+      }),
+    ).toEqual([]);
+  });
+
+  it('an unknown account is ignored', async () => {
+    const b = billing();
+    await b.ledgers.start();
+    expect(
+      await b.settleCredits.execute({
+        commandId: 'evt_r',
+        accountId: ACCOUNT,
+        jobId: 'job_x',
+        outcome: 'captured',
+      }),
+    ).toEqual([]);
+  });
+
+  it('a job whose reservation is not projected yet is retried, not dropped', async () => {
+    const { b } = await reserved();
+    await expect(
+      b.settleCredits.execute({
+        commandId: 'evt_r',
+        accountId: ACCOUNT,
+        jobId: 'job_unseen',
+        outcome: 'captured',
+      }),
+    ).rejects.toBeInstanceOf(ReservationNotYetKnownError);
+  });
+});

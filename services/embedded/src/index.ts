@@ -1,0 +1,2 @@
+export { createEmbeddedApp, openEmbeddedInfrastructure, type EmbeddedOptions } from './bootstrap.js';
+export { EmbeddedAppModule } from './app.module.js';

@@ -1,0 +1,56 @@
+import { Module, type DynamicModule } from '@nestjs/common';
+import { APP_FILTER } from '@nestjs/core';
+import { TerminusModule } from '@nestjs/terminus';
+import { AccountsUseCase } from './admin/accounts.usecase.js';
+import { AdminController } from './admin/admin.controller.js';
+import { AdminGuard } from './admin/admin.guard.js';
+import { AssetsUseCase } from './admin/assets.usecase.js';
+import { ApiKeyGuard } from './auth/api-key.guard.js';
+import { CdnController } from './cdn/cdn.controller.js';
+import { GenerateController } from './generate/generate.controller.js';
+import { GenerateUseCase } from './generate/generate.usecase.js';
+import { HealthController } from './health/health.controller.js';
+import { ErrorFilter } from './http/error.filter.js';
+import { GetJobUseCase } from './jobs/get-job.usecase.js';
+import { JobsController } from './jobs/jobs.controller.js';
+import { Replies } from './messaging/replies.js';
+import { RATE_LIMITER, TokenBucketRateLimiter } from './rate-limit/rate-limiter.js';
+import { RateLimitGuard } from './rate-limit/rate-limit.guard.js';
+import { GatewayReadModel } from './read-model/gateway-read-model.js';
+import { RebuildUseCase } from './rebuild/rebuild.usecase.js';
+
+export interface GatewayModuleOptions {
+  /** Serve the public bucket under /cdn (embedded mode). */
+  serveCdn: boolean;
+}
+
+@Module({})
+export class GatewayModule {
+  static register(options: GatewayModuleOptions): DynamicModule {
+    return {
+      module: GatewayModule,
+      imports: [TerminusModule],
+      controllers: [
+        GenerateController,
+        JobsController,
+        AdminController,
+        HealthController,
+        ...(options.serveCdn ? [CdnController] : []),
+      ],
+      providers: [
+        { provide: APP_FILTER, useClass: ErrorFilter },
+        { provide: RATE_LIMITER, useValue: new TokenBucketRateLimiter() },
+        GatewayReadModel,
+        Replies,
+        ApiKeyGuard,
+        RateLimitGuard,
+        AdminGuard,
+        GenerateUseCase,
+        GetJobUseCase,
+        AccountsUseCase,
+        AssetsUseCase,
+        RebuildUseCase,
+      ],
+    };
+  }
+}

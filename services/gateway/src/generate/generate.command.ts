@@ -1,0 +1,7 @@
+import type { NormalizedGenerateRequest } from '@thumbforge/contracts';
+import type { Principal } from '../auth/principal.js';
+
+export interface GenerateCommand {
+  principal: Principal;
+  request: NormalizedGenerateRequest;
+}

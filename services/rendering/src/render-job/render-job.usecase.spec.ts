@@ -1,0 +1,255 @@
+import { TOPICS, type JobSpec } from '@thumbforge/contracts';
+import { createLogger } from '@thumbforge/platform';
+import { MemoryProjectionStore } from '@thumbforge/projection-store';
+import sharp from 'sharp';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
+import { jobSpec, logoImage, photoImage, solidImage } from '../../test/support/fixtures.js';
+import { FakeObjectStore, RecordingLog } from '../../test/support/fakes.js';
+import { Renderer, type RenderInputs } from '../drawing/index.js';
+import { RenderOutcomes } from '../render-outcomes/render-outcomes.projection.js';
+import { RenderJobUseCase } from './render-job.usecase.js';
+
+const NOW = new Date('2026-04-27T14:30:05Z');
+const RESERVED = 'evt_reserved_1';
+const IMAGE = Buffer.from('rendered image bytes');
+
+class StubRenderer {
+  readonly calls: Array<{ job: JobSpec; inputs: RenderInputs }> = [];
+  constructor(private readonly behaviour: (job: JobSpec) => Promise<Buffer> = async () => IMAGE) {}
+  async render(job: JobSpec, inputs: RenderInputs) {
+    this.calls.push({ job, inputs });
+    return { image: await this.behaviour(job), width: 1280, height: 720 };
+  }
+}
+
+function setup(renderer: StubRenderer | Renderer = new StubRenderer(), renderTimeoutMs = 60_000) {
+  const log = new RecordingLog();
+  const objects = new FakeObjectStore();
+  const store = new MemoryProjectionStore();
+  const outcomes = new RenderOutcomes(store);
+  const useCase = new RenderJobUseCase(
+    log,
+    objects,
+    { renderTimeoutMs },
+    { now: () => NOW },
+    createLogger({ logLevel: 'silent' }),
+    outcomes,
+    renderer as Renderer,
+  );
+  return { log, objects, store, outcomes, useCase, renderer };
+}
+
+describe('RenderJobUseCase', () => {
+  let job: JobSpec;
+  beforeEach(() => {
+    job = jobSpec({ webhookUrl: 'https://hooks.example.test/t' });
+  });
+
+  it('stores the image privately and on the CDN, then appends render.succeeded', async () => {
+    const { log, objects, useCase } = setup();
+    const result = await useCase.execute({ job, reservationEventId: RESERVED });
+
+    const resultKey = `results/${job.jobId}.webp`;
+    const publicKey = `users/${job.accountId}/generations/${job.generationId}.webp`;
+    expect(result).toEqual({
+      status: 'succeeded',
+      resultKey,
+      imageUrl: `https://cdn.example.test/${publicKey}`,
+    });
+    expect(objects.objects.get(`private/${resultKey}`)).toEqual({ body: IMAGE, contentType: 'image/webp' });
+    expect(objects.objects.get(`public/${publicKey}`)).toEqual({ body: IMAGE, contentType: 'image/webp' });
+    expect(log.appended).toHaveLength(1);
+    expect(log.appended[0]).toMatchObject({
+      topic: TOPICS.jobs,
+      id: `evt_render_${job.jobId}`,
+      type: 'render.succeeded',
+      version: 1,
+      aggregateId: job.jobId,
+      correlationId: job.jobId,
+      causationId: RESERVED,
+      occurredAt: NOW.toISOString(),
+      payload: {
+        jobId: job.jobId,
+        generationId: job.generationId,
+        accountId: job.accountId,
+        format: 'youtube',
+        outputFormat: 'webp',
+        width: 1280,
+        height: 720,
+        bytes: IMAGE.length,
+        resultKey,
+        imageUrl: `https://cdn.example.test/${publicKey}`,
+        webhookUrl: 'https://hooks.example.test/t',
+      },
+    });
+  });
+
+  it('uses the png extension and content type for png output', async () => {
+    const { objects, useCase } = setup();
+    await useCase.execute({ job: { ...job, outputFormat: 'png' }, reservationEventId: RESERVED });
+    expect(objects.objects.get(`private/results/${job.jobId}.png`)?.contentType).toBe('image/png');
+    expect(objects.objects.has(`public/users/${job.accountId}/generations/${job.generationId}.png`)).toBe(
+      true,
+    );
+  });
+
+  it('does nothing on a re-delivery of the same reservation', async () => {
+    const renderer = new StubRenderer();
+    const { log, useCase } = setup(renderer);
+    await useCase.execute({ job, reservationEventId: RESERVED });
+    const again = await useCase.execute({ job, reservationEventId: RESERVED });
+    expect(again).toEqual({ status: 'already-rendered' });
+    expect(log.appended).toHaveLength(1);
+    expect(renderer.calls).toHaveLength(1);
+  });
+
+  it('recognises an outcome it only knows from the log (after a restart)', async () => {
+    const first = setup();
+    await first.useCase.execute({ job, reservationEventId: RESERVED });
+
+    const renderer = new StubRenderer();
+    const restarted = setup(renderer);
+    await restarted.outcomes.apply(first.log.appended[0]!);
+    expect(await restarted.useCase.execute({ job, reservationEventId: RESERVED })).toEqual({
+      status: 'already-rendered',
+    });
+    expect(renderer.calls).toHaveLength(0);
+    expect(restarted.log.appended).toHaveLength(0);
+  });
+
+  it('fails the job when rendering exceeds the timeout', async () => {
+    const { log, objects, useCase } = setup(new StubRenderer(() => new Promise<Buffer>(() => undefined)), 25);
+    const result = await useCase.execute({ job, reservationEventId: RESERVED });
+    expect(result).toEqual({ status: 'failed', error: 'Generation timed out after 25 ms' });
+    expect(objects.objects.size).toBe(0);
+    expect(log.appended).toEqual([
+      expect.objectContaining({
+        id: `evt_render_${job.jobId}`,
+        type: 'render.failed',
+        aggregateId: job.jobId,
+        correlationId: job.jobId,
+        causationId: RESERVED,
+        payload: {
+          jobId: job.jobId,
+          accountId: job.accountId,
+          error: 'Generation timed out after 25 ms',
+          webhookUrl: 'https://hooks.example.test/t',
+        },
+      }),
+    ]);
+  });
+
+  it('ignores a render that finishes after its timeout', async () => {
+    vi.useFakeTimers();
+    try {
+      let finish!: (image: Buffer) => void;
+      const { log, objects, useCase } = setup(
+        new StubRenderer(() => new Promise<Buffer>((r) => (finish = r))),
+        1000,
+      );
+      const pending = useCase.execute({ job, reservationEventId: RESERVED });
+      await vi.advanceTimersByTimeAsync(1000);
+      expect(await pending).toMatchObject({ status: 'failed' });
+      finish(IMAGE);
+      await vi.advanceTimersByTimeAsync(10);
+      expect(log.appended.map((e) => e.type)).toEqual(['render.failed']);
+      expect(objects.objects.size).toBe(0);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('fails the job with a readable reason when the renderer throws', async () => {
+    const { log, useCase } = setup(new StubRenderer(async () => Promise.reject(new Error('vips exploded'))));
+    expect(await useCase.execute({ job, reservationEventId: RESERVED })).toEqual({
+      status: 'failed',
+      error: 'The image could not be rendered',
+    });
+    expect(log.appended[0]).toMatchObject({
+      type: 'render.failed',
+      payload: { error: 'The image could not be rendered' },
+    });
+  });
+
+  it('still succeeds with a null imageUrl when the CDN upload fails', async () => {
+    const { log, objects, useCase } = setup();
+    objects.failing.add('public');
+    const result = await useCase.execute({ job, reservationEventId: RESERVED });
+    expect(result).toEqual({ status: 'succeeded', resultKey: `results/${job.jobId}.webp`, imageUrl: null });
+    expect(objects.objects.has(`private/results/${job.jobId}.webp`)).toBe(true);
+    expect(log.appended[0]).toMatchObject({ type: 'render.succeeded', payload: { imageUrl: null } });
+  });
+
+  it('fails the job when the result cannot be stored', async () => {
+    const { log, objects, useCase } = setup();
+    objects.failing.add('private');
+    const error = 'The generated image could not be stored';
+    expect(await useCase.execute({ job, reservationEventId: RESERVED })).toEqual({ status: 'failed', error });
+    expect(log.appended[0]).toMatchObject({ type: 'render.failed', payload: { error } });
+  });
+
+  it('loads the photo, logo and references named by the job from the private bucket', async () => {
+    const renderer = new StubRenderer();
+    const { objects, useCase } = setup(renderer);
+    const [photo, logo, ref1, ref2] = [
+      Buffer.from('p'),
+      Buffer.from('l'),
+      Buffer.from('r1'),
+      Buffer.from('r2'),
+    ];
+    await objects.put('private', 'assets/acc/photo.png', photo, 'image/png');
+    await objects.put('private', 'assets/acc/logo.png', logo, 'image/png');
+    await objects.put('private', 'assets/acc/ref/1.png', ref1, 'image/png');
+    await objects.put('private', 'assets/acc/ref/2.png', ref2, 'image/png');
+    await useCase.execute({
+      job: {
+        ...job,
+        usePhoto: true,
+        useLogo: true,
+        photoKey: 'assets/acc/photo.png',
+        logo: { key: 'assets/acc/logo.png', position: 'top-left', size: 0.2, dropShadow: false },
+        references: { setId: 'ref_1', imageKeys: ['assets/acc/ref/1.png', 'assets/acc/ref/2.png'] },
+      },
+      reservationEventId: RESERVED,
+    });
+    expect(renderer.calls[0]!.inputs).toEqual({ photo, logo, references: [ref1, ref2] });
+  });
+
+  it.each([
+    ['photo', { photoKey: 'assets/missing.png' }],
+    [
+      'logo',
+      { logo: { key: 'assets/missing.png', position: 'top-left' as const, size: 0.2, dropShadow: false } },
+    ],
+    ['reference', { references: { setId: 'ref_1', imageKeys: ['assets/missing.png'] } }],
+  ])('fails the job when its %s image is missing', async (what, overrides) => {
+    const renderer = new StubRenderer();
+    const { log, useCase } = setup(renderer);
+    const result = await useCase.execute({ job: { ...job, ...overrides }, reservationEventId: RESERVED });
+    expect(result).toEqual({ status: 'failed', error: `The ${what} image could not be loaded` });
+    expect(renderer.calls).toHaveLength(0);
+    expect(log.appended[0]).toMatchObject({ type: 'render.failed' });
+  });
+
+  it('renders a real thumbnail end to end', async () => {
+    const { objects, useCase } = setup(new Renderer());
+    await objects.put('private', 'p.jpg', await photoImage(), 'image/jpeg');
+    await objects.put('private', 'l.png', await logoImage(), 'image/png');
+    await objects.put('private', 'r.png', await solidImage('#7c3aed'), 'image/png');
+    const result = await useCase.execute({
+      job: {
+        ...job,
+        format: 'instagram',
+        outputFormat: 'png',
+        photoKey: 'p.jpg',
+        logo: { key: 'l.png', position: 'bottom-right', size: 0.2, dropShadow: true },
+        references: { setId: 'ref_1', imageKeys: ['r.png'] },
+      },
+      reservationEventId: RESERVED,
+    });
+    expect(result.status).toBe('succeeded');
+    const stored = objects.objects.get(`private/results/${job.jobId}.png`)!;
+    const meta = await sharp(stored.body).metadata();
+    expect([meta.format, meta.width, meta.height]).toEqual(['png', 1024, 1024]);
+  });
+});

@@ -1,0 +1,176 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { makeEvent, TOPICS, type JobSpec } from '@thumbforge/contracts';
+import { EVENT_LOG, type EventLog } from '@thumbforge/event-log';
+import { CONTENT_TYPES, extensionOf } from '@thumbforge/imaging';
+import { OBJECT_STORE, type ObjectStore } from '@thumbforge/object-store';
+import { CLOCK, CONFIG, LOGGER, type Clock, type Config, type Logger } from '@thumbforge/platform';
+import { Renderer, type RenderedImage, type RenderInputs } from '../drawing/index.js';
+import { RenderOutcomes } from '../render-outcomes/render-outcomes.projection.js';
+
+export interface RenderJobCommand {
+  job: JobSpec;
+  /** Id of the `billing.credits-reserved` event that asked for this render. */
+  reservationEventId: string;
+}
+
+export type RenderJobResult =
+  | { status: 'already-rendered' }
+  | { status: 'succeeded'; resultKey: string; imageUrl: string | null }
+  | { status: 'failed'; error: string };
+
+/** The id of a job's render outcome: a re-derived outcome is recognisable as the same event. */
+export function renderEventId(jobId: string): string {
+  return `evt_render_${jobId}`;
+}
+
+export function resultKeyOf(job: Pick<JobSpec, 'jobId' | 'outputFormat'>): string {
+  return `results/${job.jobId}.${extensionOf(job.outputFormat)}`;
+}
+
+export function publicKeyOf(job: Pick<JobSpec, 'accountId' | 'generationId' | 'outputFormat'>): string {
+  return `users/${job.accountId}/generations/${job.generationId}.${extensionOf(job.outputFormat)}`;
+}
+
+/** A failure whose message is written for the user as it is (it ends up in `generation.failed`). */
+class GenerationError extends Error {}
+
+/**
+ * Renders one reserved job: loads its images from the private bucket, draws it within
+ * `renderTimeoutMs`, keeps the result in the private bucket and publishes it to the CDN bucket, then
+ * records `render.succeeded` or `render.failed` on TOPICS.jobs. Idempotent per job: a job that already
+ * has an outcome is left alone.
+ */
+@Injectable()
+export class RenderJobUseCase {
+  constructor(
+    @Inject(EVENT_LOG) private readonly log: EventLog,
+    @Inject(OBJECT_STORE) private readonly objects: ObjectStore,
+    @Inject(CONFIG) private readonly config: Pick<Config, 'renderTimeoutMs'>,
+    @Inject(CLOCK) private readonly clock: Clock,
+    @Inject(LOGGER) private readonly logger: Logger,
+    private readonly outcomes: RenderOutcomes,
+    private readonly renderer: Renderer,
+  ) {}
+
+  async execute({ job, reservationEventId }: RenderJobCommand): Promise<RenderJobResult> {
+    if (await this.outcomes.get(job.jobId)) return { status: 'already-rendered' };
+
+    let rendered: RenderedImage;
+    try {
+      rendered = await this.withTimeout(this.generate(job));
+    } catch (error) {
+      return this.fail(job, reservationEventId, error);
+    }
+
+    const resultKey = resultKeyOf(job);
+    try {
+      await this.objects.put('private', resultKey, rendered.image, CONTENT_TYPES[job.outputFormat]);
+    } catch (error) {
+      this.logger.error({ jobId: job.jobId, err: error }, 'storing the render result failed');
+      return this.fail(
+        job,
+        reservationEventId,
+        new GenerationError('The generated image could not be stored'),
+      );
+    }
+    const imageUrl = await this.publish(job, rendered.image);
+
+    const event = makeEvent(
+      'render.succeeded',
+      job.jobId,
+      {
+        jobId: job.jobId,
+        generationId: job.generationId,
+        accountId: job.accountId,
+        format: job.format,
+        outputFormat: job.outputFormat,
+        width: rendered.width,
+        height: rendered.height,
+        bytes: rendered.image.length,
+        resultKey,
+        imageUrl,
+        webhookUrl: job.webhookUrl,
+      },
+      this.envelopeOptions(job, reservationEventId),
+    );
+    await this.log.append(TOPICS.jobs, [event]);
+    await this.outcomes.record({ id: job.jobId, outcome: 'succeeded', eventId: event.id });
+    this.logger.info({ jobId: job.jobId, bytes: rendered.image.length, imageUrl }, 'render succeeded');
+    return { status: 'succeeded', resultKey, imageUrl };
+  }
+
+  private async generate(job: JobSpec): Promise<RenderedImage> {
+    const inputs: RenderInputs = {};
+    if (job.photoKey) inputs.photo = await this.load(job.photoKey, 'photo');
+    if (job.logo) inputs.logo = await this.load(job.logo.key, 'logo');
+    if (job.references?.imageKeys.length) {
+      inputs.references = await Promise.all(
+        job.references.imageKeys.map((key) => this.load(key, 'reference')),
+      );
+    }
+    try {
+      return await this.renderer.render(job, inputs);
+    } catch (error) {
+      this.logger.error({ jobId: job.jobId, err: error }, 'rendering failed');
+      throw new GenerationError('The image could not be rendered');
+    }
+  }
+
+  private async load(key: string, what: 'photo' | 'logo' | 'reference'): Promise<Buffer> {
+    const object = await this.objects.get('private', key).catch((error: unknown) => {
+      this.logger.error({ key, err: error }, 'loading an input image failed');
+      return undefined;
+    });
+    if (!object) throw new GenerationError(`The ${what} image could not be loaded`);
+    return object.body;
+  }
+
+  /** The CDN copy; its failure is reported as a null imageUrl, never as a failed generation. */
+  private async publish(job: JobSpec, image: Buffer): Promise<string | null> {
+    if (job.accountId === null) return null;
+    const key = publicKeyOf(job);
+    try {
+      await this.objects.put('public', key, image, CONTENT_TYPES[job.outputFormat]);
+      return this.objects.publicUrl(key);
+    } catch (error) {
+      this.logger.warn({ jobId: job.jobId, err: error }, 'publishing to the CDN bucket failed');
+      return null;
+    }
+  }
+
+  private withTimeout<T>(work: Promise<T>): Promise<T> {
+    const ms = this.config.renderTimeoutMs;
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new GenerationError(`Generation timed out after ${ms} ms`)), ms);
+    });
+    // The render cannot be interrupted; once timed out, its late result or error is dropped.
+    work.catch(() => undefined);
+    return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
+  }
+
+  private async fail(job: JobSpec, reservationEventId: string, error: unknown): Promise<RenderJobResult> {
+    const message = error instanceof GenerationError ? error.message : 'The image could not be generated';
+    if (!(error instanceof GenerationError))
+      this.logger.error({ jobId: job.jobId, err: error }, 'generation failed');
+    const event = makeEvent(
+      'render.failed',
+      job.jobId,
+      { jobId: job.jobId, accountId: job.accountId, error: message, webhookUrl: job.webhookUrl },
+      this.envelopeOptions(job, reservationEventId),
+    );
+    await this.log.append(TOPICS.jobs, [event]);
+    await this.outcomes.record({ id: job.jobId, outcome: 'failed', eventId: event.id });
+    this.logger.info({ jobId: job.jobId, error: message }, 'render failed');
+    return { status: 'failed', error: message };
+  }
+
+  private envelopeOptions(job: JobSpec, reservationEventId: string) {
+    return {
+      id: renderEventId(job.jobId),
+      correlationId: job.jobId,
+      causationId: reservationEventId,
+      occurredAt: this.clock.now(),
+    };
+  }
+}

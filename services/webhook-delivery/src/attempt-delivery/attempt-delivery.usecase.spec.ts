@@ -1,0 +1,232 @@
+import {
+  makeEvent,
+  TOPICS,
+  type EventEnvelope,
+  type StoredEvent,
+  type WebhookDeliveryRequestedV1,
+} from '@thumbforge/contracts';
+import { createLogger, encryptApiKey, PUBLIC_TEST_KEY, type Config } from '@thumbforge/platform';
+import type { LocalObjectStore } from '@thumbforge/object-store';
+import { MemoryProjectionStore } from '@thumbforge/projection-store';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { TempDataDir } from '../../test/support/temp-data-dir.js';
+import { DeliveryProjection } from '../deliveries/delivery-projection.js';
+import { SigningKeys } from '../deliveries/signing-keys.js';
+import { AttemptDeliveryUseCase } from './attempt-delivery.usecase.js';
+import { signBody } from './webhook-body.js';
+import type { SendResult, WebhookSender } from './webhook-sender.js';
+
+const NOW = new Date('2026-05-01T08:00:00.000Z');
+const SECRET = Buffer.alloc(32, 3);
+const KEY = 'tf_live_abcdefghijklmnopqrstuvwxyz012345';
+
+describe('AttemptDeliveryUseCase', () => {
+  let temp: TempDataDir;
+  let objects: LocalObjectStore;
+  let deliveries: DeliveryProjection;
+  let keys: SigningKeys;
+  let post: ReturnType<
+    typeof vi.fn<(url: string, body: string, headers: Record<string, string>) => Promise<SendResult>>
+  >;
+  let useCase: AttemptDeliveryUseCase;
+
+  beforeEach(async () => {
+    temp = await TempDataDir.open();
+    objects = temp.objects();
+    const store = new MemoryProjectionStore();
+    const config = { webhookRetryDelaysMs: [10_000, 60_000, 360_000], keyEncryptionSecret: SECRET } as Config;
+    deliveries = new DeliveryProjection(store);
+    keys = new SigningKeys(store, config);
+    post = vi.fn();
+    const sender = { post } as unknown as WebhookSender;
+    useCase = new AttemptDeliveryUseCase(
+      temp.log,
+      objects,
+      config,
+      { now: () => NOW },
+      createLogger({ logLevel: 'silent' }),
+      deliveries,
+      keys,
+      sender,
+    );
+    await project(
+      makeEvent('gateway.api-key-issued', 'acc_1', {
+        accountId: 'acc_1',
+        keyHash: 'hash',
+        keyCiphertext: encryptApiKey(KEY, SECRET),
+        keyHint: '2345',
+      }),
+      TOPICS.gateway,
+    );
+  });
+
+  afterEach(() => temp.dispose());
+
+  async function project(event: EventEnvelope, topic: string = TOPICS.webhooks) {
+    const [stored] = await temp.log.append(topic, [event]);
+    await (topic === TOPICS.gateway ? keys.apply(stored!) : deliveries.apply(stored!));
+    return stored!;
+  }
+
+  async function requestDelivery(payload: Partial<WebhookDeliveryRequestedV1> = {}): Promise<StoredEvent> {
+    return project(
+      makeEvent(
+        'webhook.delivery-requested',
+        'job_1',
+        {
+          jobId: 'job_1',
+          accountId: 'acc_1',
+          url: 'https://hooks.example.com/t',
+          outcome: { event: 'generation.failed', error: 'Generation timed out' },
+          timestamp: '2026-04-27T14:30:00Z',
+          ...payload,
+        },
+        { id: 'evt_wh_req_job_1', correlationId: 'job_1' },
+      ),
+    );
+  }
+
+  async function recorded(): Promise<StoredEvent[]> {
+    return (await temp.events(TOPICS.webhooks)).slice(1);
+  }
+
+  it('records a delivery on a 2xx answer', async () => {
+    await requestDelivery();
+    post.mockResolvedValue({ ok: true, status: 202 });
+
+    expect(await useCase.execute({ jobId: 'job_1', attempt: 1 })).toEqual({ kind: 'delivered' });
+    const [delivered] = await recorded();
+    expect(delivered).toMatchObject({
+      type: 'webhook.delivered',
+      correlationId: 'job_1',
+      causationId: 'evt_wh_req_job_1',
+      occurredAt: NOW.toISOString(),
+      payload: { jobId: 'job_1', attempt: 1, status: 202 },
+    });
+  });
+
+  it('signs the exact body bytes with the account key', async () => {
+    await requestDelivery();
+    post.mockResolvedValue({ ok: true, status: 200 });
+    await useCase.execute({ jobId: 'job_1', attempt: 1 });
+
+    const [url, body, headers] = post.mock.calls[0]!;
+    expect(url).toBe('https://hooks.example.com/t');
+    expect(headers['X-Service-Signature']).toBe(signBody(body, KEY));
+    expect(headers['X-Thumbforge-Delivery-Attempt']).toBe('1');
+  });
+
+  it('signs with the public test key when the delivery has no account', async () => {
+    await requestDelivery({ accountId: null });
+    post.mockResolvedValue({ ok: true, status: 200 });
+    await useCase.execute({ jobId: 'job_1', attempt: 1 });
+
+    const [, body, headers] = post.mock.calls[0]!;
+    expect(headers['X-Service-Signature']).toBe(signBody(body, PUBLIC_TEST_KEY));
+  });
+
+  it('schedules the next attempt after the configured delay of this one', async () => {
+    await requestDelivery();
+    post.mockResolvedValue({ ok: false, status: 500, error: 'receiver answered HTTP 500' });
+
+    const result = await useCase.execute({ jobId: 'job_1', attempt: 2 });
+    const due = new Date(NOW.getTime() + 60_000);
+    expect(result).toEqual({ kind: 'retry', attempt: 3, at: due });
+    const [failed] = await recorded();
+    expect(failed!.payload).toEqual({
+      jobId: 'job_1',
+      attempt: 2,
+      status: 500,
+      error: 'receiver answered HTTP 500',
+      nextAttemptAt: due.toISOString(),
+    });
+  });
+
+  it('records the fourth failure and the exhaustion together', async () => {
+    await requestDelivery();
+    post.mockResolvedValue({ ok: false, status: null, error: 'no answer within 10000 ms' });
+
+    expect(await useCase.execute({ jobId: 'job_1', attempt: 4 })).toEqual({ kind: 'exhausted' });
+    const events = await recorded();
+    expect(events.map((e) => [e.type, e.payload])).toEqual([
+      [
+        'webhook.attempt-failed',
+        { jobId: 'job_1', attempt: 4, status: null, error: 'no answer within 10000 ms', nextAttemptAt: null },
+      ],
+      ['webhook.exhausted', { jobId: 'job_1', attempts: 4, lastError: 'no answer within 10000 ms' }],
+    ]);
+  });
+
+  it('closes without a request a delivery whose fourth failure is recorded but not its exhaustion', async () => {
+    await requestDelivery();
+    await project(
+      makeEvent('webhook.attempt-failed', 'job_1', {
+        jobId: 'job_1',
+        attempt: 4,
+        status: 500,
+        error: 'receiver answered HTTP 500',
+        nextAttemptAt: null,
+      }),
+    );
+
+    expect(await useCase.execute({ jobId: 'job_1', attempt: 5 })).toEqual({ kind: 'exhausted' });
+    expect(post).not.toHaveBeenCalled();
+    expect((await recorded()).at(-1)!.payload).toEqual({
+      jobId: 'job_1',
+      attempts: 4,
+      lastError: 'receiver answered HTTP 500',
+    });
+  });
+
+  it('skips attempts already made, finished deliveries and unknown jobs', async () => {
+    await requestDelivery();
+    await project(
+      makeEvent('webhook.attempt-failed', 'job_1', {
+        jobId: 'job_1',
+        attempt: 1,
+        status: 500,
+        error: 'receiver answered HTTP 500',
+        nextAttemptAt: NOW.toISOString(),
+      }),
+    );
+    expect(await useCase.execute({ jobId: 'job_1', attempt: 1 })).toEqual({ kind: 'skipped' });
+    expect(await useCase.execute({ jobId: 'job_unknown', attempt: 1 })).toEqual({ kind: 'skipped' });
+    await project(makeEvent('webhook.delivered', 'job_1', { jobId: 'job_1', attempt: 2, status: 200 }));
+    expect(await useCase.execute({ jobId: 'job_1', attempt: 3 })).toEqual({ kind: 'skipped' });
+    expect(post).not.toHaveBeenCalled();
+  });
+
+  it('fails the attempt without a request when the account has no known key', async () => {
+    await requestDelivery({ accountId: 'acc_unknown' });
+    expect(await useCase.execute({ jobId: 'job_1', attempt: 1 })).toMatchObject({ kind: 'retry' });
+    expect(post).not.toHaveBeenCalled();
+    expect((await recorded())[0]!.payload).toMatchObject({ error: 'no API key is known for the account' });
+  });
+
+  it('fails the attempt without a request when the image is gone', async () => {
+    await requestDelivery({
+      outcome: {
+        event: 'generation.completed',
+        generationId: 'gen_1',
+        format: 'youtube',
+        outputFormat: 'webp',
+        width: 1280,
+        height: 720,
+        resultKey: 'results/job_1.webp',
+        imageUrl: null,
+      },
+    });
+    expect(await useCase.execute({ jobId: 'job_1', attempt: 1 })).toMatchObject({ kind: 'retry' });
+    expect(post).not.toHaveBeenCalled();
+    expect((await recorded())[0]!.payload).toMatchObject({
+      error: 'the generated image is no longer available',
+    });
+
+    await objects.put('private', 'results/job_1.webp', Buffer.from('img'), 'image/webp');
+    post.mockResolvedValue({ ok: true, status: 200 });
+    expect(await useCase.execute({ jobId: 'job_1', attempt: 2 })).toEqual({ kind: 'delivered' });
+    expect(JSON.parse(post.mock.calls[0]![1]).data.image).toBe(
+      `data:image/webp;base64,${Buffer.from('img').toString('base64')}`,
+    );
+  });
+});

@@ -1,0 +1,128 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { makeEvent, TOPICS, type EnvelopeOptions } from '@thumbforge/contracts';
+import { EVENT_LOG, type EventLog } from '@thumbforge/event-log';
+import { OBJECT_STORE, type ObjectStore } from '@thumbforge/object-store';
+import { CLOCK, CONFIG, LOGGER, type Clock, type Config, type Logger } from '@thumbforge/platform';
+import { DeliveryProjection, type DeliveryDoc } from '../deliveries/delivery-projection.js';
+import { SigningKeys } from '../deliveries/signing-keys.js';
+import { signBody, webhookBody, webhookHeaders } from './webhook-body.js';
+import { WebhookSender, type SendResult } from './webhook-sender.js';
+
+export interface AttemptDeliveryCommand {
+  jobId: string;
+  /** 1-based; attempt 1 is the first delivery, the rest are retries. */
+  attempt: number;
+}
+
+export type AttemptResult =
+  | { kind: 'delivered' }
+  | { kind: 'retry'; attempt: number; at: Date }
+  | { kind: 'exhausted' }
+  /** The delivery is unknown, finished, or already past this attempt. */
+  | { kind: 'skipped' };
+
+/**
+ * Makes one attempt and records its result on the log before anything else happens, so a restart
+ * resumes from the log: an attempt cut short by a crash is simply made again, with identical bytes.
+ */
+@Injectable()
+export class AttemptDeliveryUseCase {
+  constructor(
+    @Inject(EVENT_LOG) private readonly log: EventLog,
+    @Inject(OBJECT_STORE) private readonly objects: ObjectStore,
+    @Inject(CONFIG) private readonly config: Config,
+    @Inject(CLOCK) private readonly clock: Clock,
+    @Inject(LOGGER) private readonly logger: Logger,
+    private readonly deliveries: DeliveryProjection,
+    private readonly keys: SigningKeys,
+    private readonly sender: WebhookSender,
+  ) {}
+
+  /** One first attempt plus one per configured retry delay. */
+  private get maxAttempts(): number {
+    return 1 + this.config.webhookRetryDelaysMs.length;
+  }
+
+  async execute({ jobId, attempt }: AttemptDeliveryCommand): Promise<AttemptResult> {
+    const delivery = await this.deliveries.get(jobId);
+    if (!delivery || delivery.state !== 'pending' || delivery.attempts >= attempt) return { kind: 'skipped' };
+    if (attempt > this.maxAttempts) {
+      // The last failure was recorded but the process stopped before closing the delivery.
+      await this.log.append(TOPICS.webhooks, [
+        makeEvent(
+          'webhook.exhausted',
+          jobId,
+          { jobId, attempts: delivery.attempts, lastError: delivery.lastError ?? 'delivery failed' },
+          this.causedBy(delivery),
+        ),
+      ]);
+      return { kind: 'exhausted' };
+    }
+
+    const result = await this.send(delivery, attempt);
+    const now = this.clock.now();
+    if (result.ok) {
+      await this.log.append(TOPICS.webhooks, [
+        makeEvent(
+          'webhook.delivered',
+          jobId,
+          { jobId, attempt, status: result.status },
+          this.causedBy(delivery),
+        ),
+      ]);
+      this.logger.info({ jobId, attempt, status: result.status }, 'webhook delivered');
+      return { kind: 'delivered' };
+    }
+
+    const failure = { jobId, attempt, status: result.status, error: result.error };
+    if (attempt < this.maxAttempts) {
+      const at = new Date(now.getTime() + this.config.webhookRetryDelaysMs[attempt - 1]!);
+      await this.log.append(TOPICS.webhooks, [
+        makeEvent(
+          'webhook.attempt-failed',
+          jobId,
+          { ...failure, nextAttemptAt: at.toISOString() },
+          this.causedBy(delivery),
+        ),
+      ]);
+      this.logger.warn({ ...failure, nextAttemptAt: at.toISOString() }, 'webhook attempt failed');
+      return { kind: 'retry', attempt: attempt + 1, at };
+    }
+    await this.log.append(TOPICS.webhooks, [
+      makeEvent(
+        'webhook.attempt-failed',
+        jobId,
+        { ...failure, nextAttemptAt: null },
+        this.causedBy(delivery),
+      ),
+      makeEvent(
+        'webhook.exhausted',
+        jobId,
+        { jobId, attempts: attempt, lastError: result.error },
+        this.causedBy(delivery),
+      ),
+    ]);
+    this.logger.warn(failure, 'webhook delivery exhausted');
+    return { kind: 'exhausted' };
+  }
+
+  private async send(delivery: DeliveryDoc, attempt: number): Promise<SendResult> {
+    const key = await this.keys.currentKey(delivery.accountId);
+    if (key === undefined) return { ok: false, status: null, error: 'no API key is known for the account' };
+    let image: Buffer | undefined;
+    if (delivery.outcome.event === 'generation.completed') {
+      image = (await this.objects.get('private', delivery.outcome.resultKey))?.body;
+      if (!image) return { ok: false, status: null, error: 'the generated image is no longer available' };
+    }
+    const body = webhookBody(
+      { jobId: delivery.id, outcome: delivery.outcome, timestamp: delivery.timestamp },
+      image,
+    );
+    const bytes = JSON.stringify(body);
+    return this.sender.post(delivery.url, bytes, webhookHeaders(body, signBody(bytes, key), attempt));
+  }
+
+  private causedBy(delivery: DeliveryDoc): EnvelopeOptions {
+    return { correlationId: delivery.id, causationId: delivery.requestEventId, occurredAt: this.clock.now() };
+  }
+}

@@ -1,0 +1,1 @@
+export { WebhookDeliveryModule } from './webhook-delivery.module.js';
