@@ -38,3 +38,55 @@ export async function startProjector(options: ProjectorOptions): Promise<Subscri
     },
   });
 }
+
+/**
+ * A read model kept by `startProjector`: subclasses say which topics they read and how one event
+ * changes their documents; starting, catching up, read-your-writes waits and closing are shared.
+ */
+export abstract class Projection {
+  private subscription: Subscription | null = null;
+
+  protected constructor(
+    protected readonly log: EventLog,
+    protected readonly store: ProjectionStore,
+    private readonly name: string,
+    private readonly topics: string[],
+  ) {}
+
+  protected abstract apply(event: StoredEvent): Promise<void>;
+
+  async start(): Promise<void> {
+    this.subscription ??= await startProjector({
+      log: this.log,
+      store: this.store,
+      name: this.name,
+      topics: this.topics,
+      apply: (event) => this.apply(event),
+    });
+  }
+
+  /** Resolves once the events that were on the log at start are applied. */
+  get caughtUp(): Promise<void> {
+    return this.started().caughtUp;
+  }
+
+  /** Resolves once the projection has applied `event` (and every earlier event of its partition). */
+  reached(event: StoredEvent): Promise<void> {
+    return this.started().waitFor(event.topic, event.offset, event.partition);
+  }
+
+  /** Read-your-writes: waits until every given event is applied here. */
+  async settle(events: StoredEvent[]): Promise<void> {
+    for (const event of events) await this.reached(event);
+  }
+
+  async close(): Promise<void> {
+    await this.subscription?.close();
+    this.subscription = null;
+  }
+
+  private started(): Subscription {
+    if (!this.subscription) throw new Error(`the ${this.name} projection has not been started`);
+    return this.subscription;
+  }
+}

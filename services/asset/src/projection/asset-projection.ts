@@ -7,7 +7,7 @@ import {
   type StoredEvent,
   type ThumbforgeEvent,
 } from '@thumbforge/contracts';
-import { EVENT_LOG, startProjector, type EventLog, type Subscription } from '@thumbforge/event-log';
+import { EVENT_LOG, Projection, type EventLog } from '@thumbforge/event-log';
 import { PROJECTION_STORE, type ProjectionStore } from '@thumbforge/projection-store';
 
 export const PHOTOS = 'asset_photos';
@@ -56,32 +56,9 @@ const ASSET_FACTS = new Set<string>([
  * on the log. Each command's facts are awaited here before the next command is decided.
  */
 @Injectable()
-export class AssetProjection {
-  private subscription: Subscription | null = null;
-
-  constructor(
-    @Inject(EVENT_LOG) private readonly log: EventLog,
-    @Inject(PROJECTION_STORE) private readonly store: ProjectionStore,
-  ) {}
-
-  async start(): Promise<void> {
-    this.subscription ??= await startProjector({
-      log: this.log,
-      store: this.store,
-      name: 'asset',
-      topics: [TOPICS.assets],
-      apply: (event) => this.apply(event),
-    });
-  }
-
-  /** Resolves once the facts that were on the log at start are in the projection. */
-  get caughtUp(): Promise<void> {
-    return this.started().caughtUp;
-  }
-
-  async close(): Promise<void> {
-    await this.subscription?.close();
-    this.subscription = null;
+export class AssetProjection extends Projection {
+  constructor(@Inject(EVENT_LOG) log: EventLog, @Inject(PROJECTION_STORE) store: ProjectionStore) {
+    super(log, store, 'asset', [TOPICS.assets]);
   }
 
   photo(accountId: string): Promise<SavedPhoto | undefined> {
@@ -107,16 +84,11 @@ export class AssetProjection {
     return (await this.handledCommands.get(commandId)) !== undefined;
   }
 
-  /** Resolves once the projection has read the log up to `event` (every earlier fact of its partition). */
-  reached(event: StoredEvent): Promise<void> {
-    return this.started().waitFor(event.topic, event.offset, event.partition);
-  }
-
   /** Appends facts about one account and resolves once the projection has applied them. */
   async commit(accountId: string, facts: EventEnvelope[]): Promise<StoredEvent[]> {
     if (facts.length === 0) return [];
     const stored = await this.log.append(TOPICS.assets, facts, { key: accountId });
-    for (const event of stored) await this.reached(event);
+    await this.settle(stored);
     return stored;
   }
 
@@ -133,12 +105,7 @@ export class AssetProjection {
     return this.store.collection<HandledCommand>(HANDLED_COMMANDS);
   }
 
-  private started(): Subscription {
-    if (!this.subscription) throw new Error('the asset projection has not been started');
-    return this.subscription;
-  }
-
-  private async apply(event: StoredEvent): Promise<void> {
+  protected async apply(event: StoredEvent): Promise<void> {
     if (!ASSET_FACTS.has(event.type)) return;
     const fact = event as StoredEvent & ThumbforgeEvent;
     switch (fact.type) {

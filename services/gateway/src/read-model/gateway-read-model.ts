@@ -6,7 +6,7 @@ import {
 } from '@nestjs/common';
 import { TOPICS, type StoredEvent } from '@thumbforge/contracts';
 import { applyBillingEvent, applyJobEvent, type AccountLedger, type JobView } from '@thumbforge/domain';
-import { EVENT_LOG, startProjector, type EventLog, type Subscription } from '@thumbforge/event-log';
+import { EVENT_LOG, Projection, type EventLog } from '@thumbforge/event-log';
 import { ReadinessRegistry, hashApiKey } from '@thumbforge/platform';
 import { PROJECTION_STORE, type ProjectionStore } from '@thumbforge/projection-store';
 
@@ -30,28 +30,25 @@ const JOBS = 'gateway_jobs';
  * folded with the domain ledger), and job state (reservation, render and webhook facts).
  */
 @Injectable()
-export class GatewayReadModel implements OnApplicationBootstrap, BeforeApplicationShutdown {
-  private subscription: Subscription | null = null;
-
+export class GatewayReadModel
+  extends Projection
+  implements OnApplicationBootstrap, BeforeApplicationShutdown
+{
   constructor(
-    @Inject(EVENT_LOG) private readonly log: EventLog,
-    @Inject(PROJECTION_STORE) private readonly store: ProjectionStore,
+    @Inject(EVENT_LOG) log: EventLog,
+    @Inject(PROJECTION_STORE) store: ProjectionStore,
     private readonly readiness: ReadinessRegistry,
-  ) {}
+  ) {
+    super(log, store, 'gateway', [TOPICS.gateway, TOPICS.billing, TOPICS.jobs, TOPICS.webhooks]);
+  }
 
   async onApplicationBootstrap(): Promise<void> {
-    this.subscription = await startProjector({
-      log: this.log,
-      store: this.store,
-      name: 'gateway',
-      topics: [TOPICS.gateway, TOPICS.billing, TOPICS.jobs, TOPICS.webhooks],
-      apply: (event) => this.apply(event),
-    });
-    this.readiness.track('gateway.read-model', this.subscription.caughtUp);
+    await this.start();
+    this.readiness.track('gateway.read-model', this.caughtUp);
   }
 
   async beforeApplicationShutdown(): Promise<void> {
-    await this.subscription?.close();
+    await this.close();
   }
 
   private get keys() {
@@ -64,7 +61,7 @@ export class GatewayReadModel implements OnApplicationBootstrap, BeforeApplicati
     return this.store.collection<JobDoc>(JOBS);
   }
 
-  private async apply(event: StoredEvent): Promise<void> {
+  protected async apply(event: StoredEvent): Promise<void> {
     if (event.topic === TOPICS.gateway && event.type === 'gateway.api-key-issued') {
       const { accountId, keyHash } = event.payload as { accountId: string; keyHash: string };
       const account = (await this.accounts.get(accountId)) ?? {
@@ -92,11 +89,6 @@ export class GatewayReadModel implements OnApplicationBootstrap, BeforeApplicati
     const current = await this.jobs.get(jobId);
     const next = applyJobEvent(current, event);
     if (next && next !== current) await this.jobs.put({ ...next, id: next.jobId });
-  }
-
-  /** Resolves once every given event has been applied here (read-your-writes for the API). */
-  async settle(events: StoredEvent[]): Promise<void> {
-    for (const event of events) await this.subscription!.waitFor(event.topic, event.offset, event.partition);
   }
 
   async accountByKey(apiKey: string): Promise<AccountDoc | undefined> {
