@@ -1,7 +1,13 @@
-import { describeEventLogContract } from '../src/testing/index.js';
+import { describeEventLogContract, MemoryEventLog } from '../src/testing/index.js';
 import { makeFileLog } from './support.js';
 
 describeEventLogContract('FileEventLog', () => makeFileLog());
 describeEventLogContract('FileEventLog, no fsync, 512-byte segments', () =>
   makeFileLog({ fsync: 'never', segmentBytes: 512 }),
 );
+
+// The in-memory double that services' unit tests use keeps the port's promises too.
+describeEventLogContract('MemoryEventLog (test double)', async () => ({
+  log: new MemoryEventLog(),
+  cleanup: async () => undefined,
+}));

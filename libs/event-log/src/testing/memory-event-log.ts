@@ -1,4 +1,6 @@
 import type { EventEnvelope, StoredEvent } from '@thumbforge/contracts';
+import { DEAD_LETTER_TOPIC, deadLetterEvent } from '../dead-letter.js';
+import { SubscriptionClosedError } from '../file/file-subscription.js';
 import type { AppendOptions, EventLog, Subscription, SubscriptionOptions } from '../port.js';
 
 interface Entry {
@@ -16,8 +18,10 @@ export class MemoryEventLog implements EventLog {
   private readonly committed = new Map<string, Map<string, number>>();
   private readonly listeners = new Set<() => void>();
   private seq = 0;
+  private closed = false;
 
   async append(topic: string, events: EventEnvelope[], _options?: AppendOptions): Promise<StoredEvent[]> {
+    if (this.closed) throw new Error('the event log is closed');
     const entries = this.entries(topic);
     const stored = events.map((e, i) => ({
       ...structuredClone(e),
@@ -64,7 +68,12 @@ export class MemoryEventLog implements EventLog {
     const isCaughtUp = () => options.topics.every((t) => next.get(t)! >= targets.get(t)!);
 
     let resolveCaughtUp!: () => void;
-    const caughtUp = new Promise<void>((resolve) => (resolveCaughtUp = resolve));
+    let rejectCaughtUp!: (error: Error) => void;
+    const caughtUp = new Promise<void>((resolve, reject) => {
+      resolveCaughtUp = resolve;
+      rejectCaughtUp = reject;
+    });
+    caughtUp.catch(() => undefined);
     const progressed = () => {
       if (isCaughtUp()) resolveCaughtUp();
       for (const waiter of [...waiters]) waiter();
@@ -85,9 +94,7 @@ export class MemoryEventLog implements EventLog {
             break;
           } catch (error) {
             if (attempt >= maxAttempts) {
-              await this.append('thumbforge.dead-letter', [
-                { ...event, payload: { event, error: String(error) } },
-              ]);
+              await this.append(DEAD_LETTER_TOPIC, [deadLetterEvent(options.group, event, error, attempt)]);
               break;
             }
           }
@@ -101,11 +108,15 @@ export class MemoryEventLog implements EventLog {
     return {
       caughtUp,
       waitFor: (topic, offset) =>
-        new Promise<void>((resolve) => {
+        new Promise<void>((resolve, reject) => {
+          if (!next.has(topic)) return reject(new Error(`not subscribed to ${topic}`));
           const check = () => {
-            if ((next.get(topic) ?? Infinity) > offset) {
+            if (next.get(topic)! > offset) {
               waiters.delete(check);
               resolve();
+            } else if (closed) {
+              waiters.delete(check);
+              reject(new SubscriptionClosedError(options.group));
             }
           };
           waiters.add(check);
@@ -116,12 +127,15 @@ export class MemoryEventLog implements EventLog {
         this.listeners.delete(listener);
         wake();
         await loop;
+        if (!isCaughtUp()) rejectCaughtUp(new SubscriptionClosedError(options.group));
+        for (const waiter of [...waiters]) waiter();
       },
     };
   }
 
-  async *read(topic: string): AsyncIterable<StoredEvent> {
-    for (const entry of [...this.entries(topic)]) yield structuredClone(entry.event);
+  async *read(topic: string, options: { fromOffset?: number } = {}): AsyncIterable<StoredEvent> {
+    for (const entry of this.entries(topic).slice(options.fromOffset ?? 0))
+      yield structuredClone(entry.event);
   }
 
   async size(topic: string): Promise<number> {
@@ -129,7 +143,9 @@ export class MemoryEventLog implements EventLog {
   }
 
   async ping(): Promise<void> {}
-  async close(): Promise<void> {}
+  async close(): Promise<void> {
+    this.closed = true;
+  }
 
   /** Everything on a topic now, in order. */
   events(topic: string): StoredEvent[] {
