@@ -17,14 +17,14 @@ export class RateLimitGuard implements CanActivate {
     @Inject(CONFIG) private readonly config: Config,
   ) {}
 
-  canActivate(context: ExecutionContext): boolean {
+  async canActivate(context: ExecutionContext): Promise<boolean> {
     const req = context.switchToHttp().getRequest<AuthenticatedRequest>();
     const principal = req.principal;
     const [key, perSecond] =
       principal.kind === 'account'
         ? [`key:${hashApiKey(principal.apiKey)}`, this.config.rateLimits[principal.plan]]
         : [`test:${principal.clientAddress}`, PUBLIC_TEST_RATE_PER_SECOND];
-    const decision = this.limiter.consume(key, perSecond, this.clock.now().getTime());
+    const decision = await this.limiter.consume(key, perSecond, this.clock.now().getTime());
     if (!decision.allowed) {
       throw new ApiException(429, ERROR_CODES.RATE_LIMITED, 'Rate limit exceeded', {
         'Retry-After': String(decision.retryAfterSeconds),

@@ -10,7 +10,8 @@ export interface RateLimitDecision {
 }
 
 export interface RateLimiter {
-  consume(key: string, perSecond: number, nowMs: number): RateLimitDecision;
+  /** Async: a shared limiter (cluster mode) asks its store. */
+  consume(key: string, perSecond: number, nowMs: number): Promise<RateLimitDecision>;
 }
 
 export const RATE_LIMITER = Symbol.for('thumbforge.RateLimiter');
@@ -23,7 +24,7 @@ interface Bucket {
 export class TokenBucketRateLimiter implements RateLimiter {
   private readonly buckets = new Map<string, Bucket>();
 
-  consume(key: string, perSecond: number, nowMs: number): RateLimitDecision {
+  async consume(key: string, perSecond: number, nowMs: number): Promise<RateLimitDecision> {
     const bucket = this.buckets.get(key) ?? { tokens: perSecond, updatedMs: nowMs };
     bucket.tokens = Math.min(perSecond, bucket.tokens + ((nowMs - bucket.updatedMs) / 1000) * perSecond);
     bucket.updatedMs = nowMs;
