@@ -28,6 +28,17 @@ export interface Config {
   logFsync: 'always' | 'never';
   /** Requests per second per key, by plan (RATE_LIMITS=free=1,creator=2,...; unset plans keep the defaults). */
   rateLimits: Record<Plan, number>;
+  /** `local`: the built-in design engine. `openai`: an external OpenAI-compatible images API. */
+  generationModel: 'local' | 'openai';
+  /** Base address of the images API (`/v1/images/...` is appended); required for `openai`. */
+  imageModelUrl: string | null;
+  /** Sent as a Bearer token; null sends no Authorization header (self-hosted servers). */
+  imageModelApiKey: string | null;
+  imageModelName: string;
+  /** One call to the images API; a call taking longer counts as a failure of the circuit breaker. */
+  imageModelTimeoutMs: number;
+  /** `local`: render with the built-in engine when the images API fails or its circuit is open. */
+  imageModelFallback: 'local' | 'none';
 }
 
 /** A bad or missing setting: start-up prints this one line and exits. */
@@ -72,6 +83,10 @@ function oneOf<T extends string>(env: Env, name: string, values: readonly T[], f
 
 function url(env: Env, name: string, fallback: string): string {
   const raw = env[name] || fallback;
+  return absoluteUrl(name, raw);
+}
+
+function absoluteUrl(name: string, raw: string): string {
   let parsed: URL;
   try {
     parsed = new URL(raw);
@@ -128,6 +143,44 @@ function rateLimits(env: Env): Record<Plan, number> {
   return limits;
 }
 
+interface ImageModelSettings {
+  generationModel: Config['generationModel'];
+  imageModelUrl: string | null;
+  imageModelApiKey: string | null;
+  imageModelName: string;
+  imageModelTimeoutMs: number;
+  imageModelFallback: Config['imageModelFallback'];
+}
+
+function imageModel(env: Env, renderTimeoutMs: number): ImageModelSettings {
+  const generationModel = oneOf(env, 'GENERATION_MODEL', ['local', 'openai'] as const, 'local');
+  const rawUrl = env.IMAGE_MODEL_URL;
+  // The base address; a trailing /v1 (as OpenAI's own clients take it) is accepted too.
+  const imageModelUrl = rawUrl ? absoluteUrl('IMAGE_MODEL_URL', rawUrl).replace(/\/v1$/, '') : null;
+  if (generationModel === 'openai' && imageModelUrl === null)
+    throw new ConfigError('IMAGE_MODEL_URL', 'is required when GENERATION_MODEL=openai');
+  const imageModelTimeoutMs = integer(env, 'IMAGE_MODEL_TIMEOUT_MS', 45_000, 1, 600_000);
+  const imageModelFallback = oneOf(env, 'IMAGE_MODEL_FALLBACK', ['local', 'none'] as const, 'local');
+  // A fallback render has to fit in what is left of the job's own deadline.
+  if (
+    generationModel === 'openai' &&
+    imageModelFallback === 'local' &&
+    imageModelTimeoutMs >= renderTimeoutMs
+  )
+    throw new ConfigError(
+      'IMAGE_MODEL_TIMEOUT_MS',
+      `must be shorter than RENDER_TIMEOUT_MS (${renderTimeoutMs}) so the local fallback has time to render`,
+    );
+  return {
+    generationModel,
+    imageModelUrl,
+    imageModelApiKey: env.IMAGE_MODEL_API_KEY || null,
+    imageModelName: env.IMAGE_MODEL_NAME || 'gpt-image-1',
+    imageModelTimeoutMs,
+    imageModelFallback,
+  };
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const mode = oneOf(env, 'THUMBFORGE_MODE', ['embedded', 'cluster'] as const, 'embedded');
   const port = integer(env, 'PORT', 3000, 0, 65535);
@@ -157,6 +210,8 @@ export function loadConfig(env: Env = process.env): Config {
     );
   }
 
+  const renderTimeoutMs = integer(env, 'RENDER_TIMEOUT_MS', 60_000, 1, 600_000);
+
   return {
     mode,
     port,
@@ -169,7 +224,7 @@ export function loadConfig(env: Env = process.env): Config {
     webhookTimeoutMs: integer(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 1, 600_000),
     webhookRetryDelaysMs: webhookRetryDelaysMs.map(Number),
     webhookAllowPrivate: flag(env, 'WEBHOOK_ALLOW_PRIVATE', false),
-    renderTimeoutMs: integer(env, 'RENDER_TIMEOUT_MS', 60_000, 1, 600_000),
+    renderTimeoutMs,
     syncTimeoutMs: integer(env, 'SYNC_TIMEOUT_MS', 120_000, 1, 600_000),
     publicTestKeyEnabled: flag(env, 'PUBLIC_TEST_KEY_ENABLED', true),
     logLevel: oneOf(
@@ -180,6 +235,7 @@ export function loadConfig(env: Env = process.env): Config {
     ),
     logFsync: oneOf(env, 'EVENT_LOG_FSYNC', ['always', 'never'] as const, 'always'),
     rateLimits: rateLimits(env),
+    ...imageModel(env, renderTimeoutMs),
   };
 }
 

@@ -4,3 +4,5 @@ export * from './api-keys.js';
 export * from './logger.js';
 export * from './readiness.js';
 export * from './infrastructure.module.js';
+export * from './health/health.module.js';
+export * from './process.js';

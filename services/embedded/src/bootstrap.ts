@@ -1,18 +1,22 @@
 import { join } from 'node:path';
-import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
+import { AssetModule } from '@thumbforge/asset';
+import { BillingModule } from '@thumbforge/billing';
 import { FileEventLog } from '@thumbforge/event-log';
-import { mountOpenApi, requestPipeline } from '@thumbforge/gateway';
+import { configureGatewayHttp, GatewayModule } from '@thumbforge/gateway';
 import { LocalObjectStore } from '@thumbforge/object-store';
 import {
   createLogger,
+  createServiceApp,
   systemClock,
   type Clock,
   type Config,
   type Infrastructure,
+  type ServiceAppOptions,
 } from '@thumbforge/platform';
 import { MemoryProjectionStore } from '@thumbforge/projection-store';
-import { EmbeddedAppModule } from './app.module.js';
+import { RenderingModule } from '@thumbforge/rendering';
+import { WebhookDeliveryModule } from '@thumbforge/webhook-delivery';
 
 export interface EmbeddedOptions {
   clock?: Clock;
@@ -41,31 +45,22 @@ export async function openEmbeddedInfrastructure(
   };
 }
 
-/**
- * The whole service in one process. Projections rebuild from the log while Nest boots; the app is
- * returned initialised (consumers running) but not yet listening.
- */
+/** The five services in one Nest application; they still meet only on the event log. */
+export const EMBEDDED_APP: ServiceAppOptions = {
+  modules: [
+    GatewayModule.register({ serveCdn: true }),
+    BillingModule,
+    AssetModule,
+    RenderingModule,
+    WebhookDeliveryModule,
+  ],
+  configure: configureGatewayHttp,
+};
+
+/** The whole service in one process, initialised (projections rebuilt from the log) but not yet listening. */
 export async function createEmbeddedApp(
   config: Config,
   options: EmbeddedOptions = {},
 ): Promise<NestExpressApplication> {
-  const infra = await openEmbeddedInfrastructure(config, options);
-  const app = await NestFactory.create<NestExpressApplication>(EmbeddedAppModule.register(infra), {
-    bodyParser: false,
-    logger: false,
-    abortOnError: false,
-  });
-  app.set('trust proxy', 'loopback');
-  app.disable('x-powered-by');
-  for (const middleware of requestPipeline(infra.logger)) app.use(middleware);
-  mountOpenApi(app);
-  await app.init();
-  // The log closes after every consumer has finished its in-flight event.
-  const close = app.close.bind(app);
-  app.close = async () => {
-    await close();
-    await infra.log.close();
-    await infra.projections.close();
-  };
-  return app;
+  return createServiceApp(await openEmbeddedInfrastructure(config, options), EMBEDDED_APP);
 }

@@ -1,2 +1,6 @@
-export { createEmbeddedApp, openEmbeddedInfrastructure, type EmbeddedOptions } from './bootstrap.js';
-export { EmbeddedAppModule } from './app.module.js';
+export {
+  createEmbeddedApp,
+  EMBEDDED_APP,
+  openEmbeddedInfrastructure,
+  type EmbeddedOptions,
+} from './bootstrap.js';

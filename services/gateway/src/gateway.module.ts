@@ -1,6 +1,5 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { APP_FILTER } from '@nestjs/core';
-import { TerminusModule } from '@nestjs/terminus';
 import { AccountsUseCase } from './admin/accounts.usecase.js';
 import { AdminController } from './admin/admin.controller.js';
 import { AdminGuard } from './admin/admin.guard.js';
@@ -9,7 +8,6 @@ import { ApiKeyGuard } from './auth/api-key.guard.js';
 import { CdnController } from './cdn/cdn.controller.js';
 import { GenerateController } from './generate/generate.controller.js';
 import { GenerateUseCase } from './generate/generate.usecase.js';
-import { HealthController } from './health/health.controller.js';
 import { ErrorFilter } from './http/error.filter.js';
 import { GetJobUseCase } from './jobs/get-job.usecase.js';
 import { JobsController } from './jobs/jobs.controller.js';
@@ -29,12 +27,10 @@ export class GatewayModule {
   static register(options: GatewayModuleOptions): DynamicModule {
     return {
       module: GatewayModule,
-      imports: [TerminusModule],
       controllers: [
         GenerateController,
         JobsController,
         AdminController,
-        HealthController,
         ...(options.serveCdn ? [CdnController] : []),
       ],
       providers: [

@@ -3,8 +3,8 @@ import { ApiTags } from '@nestjs/swagger';
 import { HealthCheck, HealthCheckService, HealthIndicatorService } from '@nestjs/terminus';
 import { EVENT_LOG, type EventLog } from '@thumbforge/event-log';
 import { OBJECT_STORE, type ObjectStore } from '@thumbforge/object-store';
-import { ReadinessRegistry } from '@thumbforge/platform';
 import { PROJECTION_STORE, type ProjectionStore } from '@thumbforge/projection-store';
+import { ReadinessRegistry } from '../readiness.js';
 
 /** Liveness says the process serves; readiness says its storage answers and its consumers caught up. */
 @ApiTags('health')
