@@ -1,0 +1,31 @@
+import type { EventEnvelope, StoredEvent } from '@thumbforge/contracts';
+import type { KafkaMessage, Message } from 'kafkajs';
+
+/** Strips a position an envelope may carry when it is appended again. */
+export function bareEnvelope(event: EventEnvelope | StoredEvent): EventEnvelope {
+  if (!('topic' in event) && !('partition' in event) && !('offset' in event)) return event;
+  const { topic: _topic, partition: _partition, offset: _offset, ...envelope } = event as StoredEvent;
+  return envelope;
+}
+
+/**
+ * The value is the whole envelope as JSON, so a record read back equals what was appended. The event
+ * id, type and the envelope's transport headers (W3C trace context) are copied into Kafka headers too,
+ * for tools that inspect topics without parsing values.
+ */
+export function toMessage(envelope: EventEnvelope, key: string, partition: number): Message {
+  return {
+    key,
+    partition,
+    value: Buffer.from(JSON.stringify(envelope)),
+    headers: { ...envelope.headers, 'event-id': envelope.id, 'event-type': envelope.type },
+  };
+}
+
+export function fromMessage(topic: string, partition: number, message: KafkaMessage): StoredEvent {
+  if (!message.value) {
+    throw new Error(`record ${topic}:${partition}@${message.offset} has no value`);
+  }
+  const envelope = JSON.parse(message.value.toString('utf8')) as EventEnvelope;
+  return { ...envelope, topic, partition, offset: Number(message.offset) };
+}

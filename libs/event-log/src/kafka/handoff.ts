@@ -1,0 +1,48 @@
+/**
+ * Hands batches from a kafkajs batch callback to a pulling reader one at a time: `put` resolves only
+ * once the reader has taken the batch, so the consumer fetches no further than the reader reads.
+ */
+export class Handoff<T> {
+  private readonly queue: T[] = [];
+  private failure: Error | undefined;
+  private closed = false;
+  private onPut: (() => void) | undefined;
+  private onTaken: (() => void)[] = [];
+
+  /** Resolves when the reader has taken `item`, or at once if the handoff is closed. */
+  put(item: T): Promise<void> {
+    if (this.closed) return Promise.resolve();
+    this.queue.push(item);
+    this.wakeReader();
+    return new Promise((resolve) => this.onTaken.push(resolve));
+  }
+
+  async take(): Promise<T> {
+    while (this.queue.length === 0) {
+      if (this.failure) throw this.failure;
+      if (this.closed) throw new Error('read closed');
+      await new Promise<void>((resolve) => (this.onPut = resolve));
+    }
+    const item = this.queue.shift()!;
+    this.onTaken.shift()?.();
+    return item;
+  }
+
+  fail(error: Error): void {
+    this.failure ??= error;
+    this.wakeReader();
+  }
+
+  close(): void {
+    this.closed = true;
+    this.queue.length = 0;
+    for (const taken of this.onTaken.splice(0)) taken();
+    this.wakeReader();
+  }
+
+  private wakeReader(): void {
+    const wake = this.onPut;
+    this.onPut = undefined;
+    wake?.();
+  }
+}

@@ -1,0 +1,7 @@
+export {
+  EventLogClosedError,
+  KafkaEventLog,
+  type KafkaEventLogLogger,
+  type KafkaEventLogOptions,
+} from './kafka-event-log.js';
+export { EVENT_TOPIC_CONFIG, type TopicSettings } from './topics.js';

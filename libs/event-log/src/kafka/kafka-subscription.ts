@@ -1,0 +1,323 @@
+import type { StoredEvent } from '@thumbforge/contracts';
+import type { Consumer, ConsumerConfig, EachBatchPayload, Kafka } from 'kafkajs';
+import { deadLetterEvent, type DeadLetterEvent } from '../dead-letter.js';
+import { SubscriptionClosedError } from '../file/file-subscription.js';
+import { positionKey, type Subscription, type SubscriptionOptions } from '../port.js';
+import { fromMessage } from './codec.js';
+
+/** What a subscription needs from the log that owns it. */
+export interface KafkaSubscriptionHost {
+  readonly kafka: Kafka;
+  consumerConfig(groupId: string): ConsumerConfig;
+  /** The group's committed positions (`topic:partition` → next offset; none when absent). */
+  committedOffsets(groupId: string, topics: string[]): Promise<Map<string, number>>;
+  deadLetter(event: DeadLetterEvent): Promise<void>;
+  retryDelayMs(attempt: number): number;
+  readonly heartbeatIntervalMs: number;
+  onError(error: unknown, context: string): void;
+  release(subscription: KafkaSubscription): void;
+}
+
+export interface SubscriptionPlan {
+  /** The Kafka consumer group this subscription joins. */
+  groupId: string;
+  /**
+   * A group of one made for this subscription (`beginning`, `end`, positions): it seeks to its own
+   * positions whenever it joins and commits nothing, so the broker drops it once it is empty.
+   * Otherwise the subscription joins the named group, shares its partitions with the other members
+   * and commits.
+   */
+  ephemeral: boolean;
+  /** topic → partition count. */
+  partitions: Map<string, number>;
+  /** `topic:partition` → the first offset this subscription handles. */
+  start: Map<string, number>;
+  /** `topic:partition` → the end offset at subscribe time, which `caughtUp` waits for. */
+  targets: Map<string, number>;
+}
+
+interface Waiter {
+  key: string;
+  offset: number;
+  resolve(): void;
+  reject(error: Error): void;
+}
+
+interface TopicPartition {
+  topic: string;
+  partition: number;
+}
+
+/** Commits at the end of every fetched batch and, within a long batch, at least this often. */
+const COMMIT_INTERVAL_MS = 200;
+/** While a committing group waits for others' progress (caughtUp, waitFor), it polls the group's offsets. */
+const GROUP_POLL_MS = 500;
+
+/**
+ * One Kafka consumer. kafkajs hands it one fetched batch at a time (one partition's records, in
+ * order); the handler runs one event at a time, with retries, then the dead-letter topic. Positions are
+ * committed only after the handler resolved. Heartbeats continue while a handler runs, so a slow
+ * handler does not cost the partition; after a rebalance an event whose commit did not land is handled
+ * again by the partition's next owner (at-least-once).
+ */
+export class KafkaSubscription implements Subscription {
+  readonly caughtUp: Promise<void>;
+  private readonly consumer: Consumer;
+  private readonly maxAttempts: number;
+  private readonly next = new Map<string, number>();
+  private readonly groupCommitted = new Map<string, number>();
+  private readonly uncommitted = new Map<string, TopicPartition & { offset: number }>();
+  private lastCommit = Date.now();
+  private waiters: Waiter[] = [];
+  private caughtUpSettled = false;
+  private resolveCaughtUp!: () => void;
+  private rejectCaughtUp!: (error: Error) => void;
+  private readonly inflight = new Set<Promise<void>>();
+  private cancelSleep: (() => void) | undefined;
+  private pollTimer: NodeJS.Timeout | undefined;
+  private closing = false;
+  private closed: Promise<void> | undefined;
+
+  constructor(
+    private readonly host: KafkaSubscriptionHost,
+    private readonly options: SubscriptionOptions,
+    private readonly plan: SubscriptionPlan,
+  ) {
+    this.maxAttempts = options.maxAttempts ?? 5;
+    for (const [key, offset] of plan.start) this.next.set(key, offset);
+    this.consumer = host.kafka.consumer(host.consumerConfig(plan.groupId));
+    this.caughtUp = new Promise<void>((resolve, reject) => {
+      this.resolveCaughtUp = resolve;
+      this.rejectCaughtUp = reject;
+    });
+    // Closing before catching up rejects it; nobody has to be listening for that.
+    this.caughtUp.catch(() => undefined);
+    this.checkProgress();
+  }
+
+  get group(): string {
+    return this.options.group;
+  }
+
+  private get commits(): boolean {
+    return !this.plan.ephemeral;
+  }
+
+  async start(): Promise<void> {
+    if (this.plan.ephemeral) {
+      // Emitted after the group is joined and synced, before the first fetch: seeking here cannot race it.
+      this.consumer.on(this.consumer.events.GROUP_JOIN, ({ payload }) => {
+        for (const [topic, partitions] of Object.entries(payload.memberAssignment)) {
+          for (const partition of partitions) {
+            const offset = this.next.get(positionKey(topic, partition)) ?? 0;
+            this.consumer.seek({ topic, partition, offset: String(offset) });
+          }
+        }
+      });
+    }
+    this.consumer.on(this.consumer.events.CRASH, ({ payload }) => {
+      this.host.onError(payload.error, `consumer of group ${this.options.group} crashed`);
+      // kafkajs restarts the consumer after retriable failures; otherwise it has stopped for good.
+      if (!payload.restart) this.fail(payload.error);
+    });
+    await this.consumer.connect();
+    await this.consumer.subscribe({ topics: [...this.plan.partitions.keys()], fromBeginning: true });
+    await this.consumer.run({
+      autoCommit: false,
+      eachBatchAutoResolve: false,
+      partitionsConsumedConcurrently: 1,
+      eachBatch: (payload) => this.track(this.handleBatch(payload)),
+    });
+    this.pollGroupIfWaiting();
+  }
+
+  waitFor(topic: string, offset: number, partition = 0): Promise<void> {
+    const count = this.plan.partitions.get(topic);
+    if (count === undefined || !Number.isInteger(partition) || partition < 0 || partition >= count) {
+      return Promise.reject(new RangeError(`subscription does not read ${positionKey(topic, partition)}`));
+    }
+    const key = positionKey(topic, partition);
+    if (this.progress(key) > offset) return Promise.resolve();
+    if (this.closing) return Promise.reject(new SubscriptionClosedError(this.options.group));
+    const waiting = new Promise<void>((resolve, reject) =>
+      this.waiters.push({ key, offset, resolve, reject }),
+    );
+    this.pollGroupIfWaiting();
+    return waiting;
+  }
+
+  close(): Promise<void> {
+    this.closed ??= this.shutdown();
+    return this.closed;
+  }
+
+  private async shutdown(): Promise<void> {
+    this.closing = true;
+    this.cancelSleep?.();
+    clearInterval(this.pollTimer);
+    try {
+      await Promise.allSettled([...this.inflight]);
+      if (this.commits) await this.commit();
+      await this.consumer.disconnect();
+    } finally {
+      const closed = new SubscriptionClosedError(this.options.group);
+      for (const waiter of this.waiters) waiter.reject(closed);
+      this.waiters = [];
+      if (!this.caughtUpSettled) {
+        this.caughtUpSettled = true;
+        this.rejectCaughtUp(closed);
+      }
+      this.host.release(this);
+    }
+  }
+
+  /** The consumer stopped and will not restart: nobody waiting on it should wait forever. */
+  private fail(error: Error): void {
+    for (const waiter of this.waiters) waiter.reject(error);
+    this.waiters = [];
+    if (!this.caughtUpSettled) {
+      this.caughtUpSettled = true;
+      this.rejectCaughtUp(error);
+    }
+  }
+
+  private track(work: Promise<void>): Promise<void> {
+    this.inflight.add(work);
+    return work.finally(() => this.inflight.delete(work));
+  }
+
+  private async handleBatch({ batch, resolveOffset, heartbeat, isRunning, isStale }: EachBatchPayload) {
+    const { topic, partition } = batch;
+    const key = positionKey(topic, partition);
+    try {
+      for (const message of batch.messages) {
+        if (this.closing || !isRunning() || isStale()) break;
+        const offset = Number(message.offset);
+        // Defensive: a group of one only ever fetches from its own positions, but never hands out twice.
+        if (this.plan.ephemeral && offset < (this.next.get(key) ?? 0)) {
+          resolveOffset(message.offset);
+          continue;
+        }
+        let event: StoredEvent;
+        try {
+          event = fromMessage(topic, partition, message);
+        } catch (error) {
+          // Not an envelope: no handler can ever take it, so it is reported and passed over.
+          this.host.onError(error, `group ${this.options.group} skipping ${key}@${offset}`);
+          resolveOffset(message.offset);
+          this.advance(key, topic, partition, offset + 1);
+          continue;
+        }
+        if (!(await this.deliver(event, heartbeat))) break;
+        resolveOffset(message.offset);
+        this.advance(key, topic, partition, offset + 1);
+        if (this.commits && Date.now() - this.lastCommit >= COMMIT_INTERVAL_MS) await this.commit();
+        await heartbeat();
+      }
+    } finally {
+      // Also when a heartbeat reports a rebalance: the group still accepts this generation's commits
+      // until this member rejoins, so the next owner starts after what was handled here.
+      if (this.commits) await this.commit();
+    }
+  }
+
+  /** Runs the handler with retries; false when closing interrupted the retries (nothing committed). */
+  private async deliver(event: StoredEvent, heartbeat: () => Promise<void>): Promise<boolean> {
+    const beat = setInterval(() => heartbeat().catch(() => undefined), this.host.heartbeatIntervalMs);
+    try {
+      for (let attempt = 1; ; attempt++) {
+        try {
+          await this.options.handle(event);
+          return true;
+        } catch (error) {
+          if (attempt >= this.maxAttempts) {
+            await this.host.deadLetter(deadLetterEvent(this.options.group, event, error, attempt));
+            return true;
+          }
+          if (this.closing) return false;
+          await this.sleep(this.host.retryDelayMs(attempt));
+          if (this.closing) return false;
+        }
+      }
+    } finally {
+      clearInterval(beat);
+    }
+  }
+
+  private advance(key: string, topic: string, partition: number, next: number): void {
+    this.next.set(key, next);
+    if (this.commits) this.uncommitted.set(key, { topic, partition, offset: next });
+    this.checkProgress();
+  }
+
+  private async commit(): Promise<void> {
+    if (this.uncommitted.size === 0) return;
+    const offsets = [...this.uncommitted.values()].map(({ topic, partition, offset }) => ({
+      topic,
+      partition,
+      offset: String(offset),
+    }));
+    this.uncommitted.clear();
+    this.lastCommit = Date.now();
+    try {
+      await this.consumer.commitOffsets(offsets);
+    } catch (error) {
+      // The partitions moved on without this member: their next owner handles these events again.
+      this.host.onError(error, `group ${this.options.group} committing offsets`);
+    }
+  }
+
+  /** The next offset this subscription (or, for a committing group, any member) has not handled. */
+  private progress(key: string): number {
+    return Math.max(this.next.get(key) ?? 0, this.groupCommitted.get(key) ?? 0);
+  }
+
+  private checkProgress(): void {
+    if (this.waiters.length > 0) {
+      this.waiters = this.waiters.filter((waiter) => {
+        if (this.progress(waiter.key) <= waiter.offset) return true;
+        waiter.resolve();
+        return false;
+      });
+    }
+    if (!this.caughtUpSettled && [...this.plan.targets].every(([key, end]) => this.progress(key) >= end)) {
+      this.caughtUpSettled = true;
+      this.resolveCaughtUp();
+    }
+  }
+
+  /**
+   * Partitions of a shared group may belong to other members; their progress shows only in the
+   * group's committed offsets, which are polled while someone waits for it.
+   */
+  private pollGroupIfWaiting(): void {
+    if (!this.commits || this.pollTimer || this.closing) return;
+    if (this.caughtUpSettled && this.waiters.length === 0) return;
+    this.pollTimer = setInterval(() => {
+      if (this.caughtUpSettled && this.waiters.length === 0) {
+        clearInterval(this.pollTimer);
+        this.pollTimer = undefined;
+        return;
+      }
+      this.host
+        .committedOffsets(this.plan.groupId, [...this.plan.partitions.keys()])
+        .then((committed) => {
+          for (const [key, offset] of committed) this.groupCommitted.set(key, offset);
+          this.checkProgress();
+        })
+        .catch((error: unknown) => this.host.onError(error, `group ${this.options.group} polling offsets`));
+    }, GROUP_POLL_MS);
+    this.pollTimer.unref();
+  }
+
+  private sleep(ms: number): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const timer = setTimeout(done, ms);
+      function done() {
+        clearTimeout(timer);
+        resolve();
+      }
+      this.cancelSleep = done;
+    });
+  }
+}

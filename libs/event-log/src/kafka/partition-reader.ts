@@ -1,0 +1,96 @@
+import type { StoredEvent } from '@thumbforge/contracts';
+import { AssignerProtocol, type ConsumerConfig, type Kafka, type PartitionAssigner } from 'kafkajs';
+import { fromMessage } from './codec.js';
+import { Handoff } from './handoff.js';
+
+export interface ReaderHost {
+  readonly kafka: Kafka;
+  consumerConfig(groupId: string): ConsumerConfig;
+}
+
+/** Assigns the single member of a group exactly one partition: kafkajs has no group-less consumer. */
+function onePartition(topic: string, partition: number): PartitionAssigner {
+  return () => ({
+    name: 'ThumbforgeOnePartition',
+    version: 0,
+    protocol: ({ topics }) => ({
+      name: 'ThumbforgeOnePartition',
+      metadata: AssignerProtocol.MemberMetadata.encode({ version: 0, topics, userData: Buffer.alloc(0) }),
+    }),
+    assign: async ({ members }) =>
+      members.map(({ memberId }, i) => ({
+        memberId,
+        memberAssignment: AssignerProtocol.MemberAssignment.encode({
+          version: 0,
+          assignment: i === 0 ? { [topic]: [partition] } : {},
+          userData: Buffer.alloc(0),
+        }),
+      })),
+  });
+}
+
+/**
+ * Reads offsets [from, end) of one partition through a consumer of a throwaway group whose only
+ * member is assigned that partition and seeks to where the read is whenever it joins. The consumer
+ * fetches only as fast as the caller iterates; it commits nothing, so the broker drops the group.
+ */
+export async function* readPartition(
+  host: ReaderHost,
+  groupId: string,
+  topic: string,
+  partition: number,
+  from: number,
+  end: number,
+  register: (stop: (error: Error) => void) => () => void,
+): AsyncGenerator<StoredEvent> {
+  if (from >= end) return;
+  const handoff = new Handoff<StoredEvent[]>();
+  const unregister = register((error) => handoff.fail(error));
+  const consumer = host.kafka.consumer({
+    ...host.consumerConfig(groupId),
+    partitionAssigners: [onePartition(topic, partition)],
+  });
+  consumer.on(consumer.events.CRASH, ({ payload }) => {
+    if (!payload.restart) handoff.fail(payload.error);
+  });
+  let forwarded = from;
+  // Emitted after the group is joined and synced, before the first fetch: seeking here cannot race it.
+  consumer.on(consumer.events.GROUP_JOIN, () => {
+    consumer.seek({ topic, partition, offset: String(forwarded) });
+  });
+  try {
+    await consumer.connect();
+    await consumer.subscribe({ topics: [topic], fromBeginning: true });
+    await consumer.run({
+      autoCommit: false,
+      eachBatchAutoResolve: false,
+      eachBatch: async ({ batch, resolveOffset }) => {
+        if (batch.topic !== topic || batch.partition !== partition) return;
+        const events: StoredEvent[] = [];
+        for (const message of batch.messages) {
+          const offset = Number(message.offset);
+          // Defensive: fetches start where the read is, but nothing is handed out twice.
+          if (offset >= forwarded && offset < end) events.push(fromMessage(topic, partition, message));
+        }
+        if (events.length > 0) {
+          forwarded = events[events.length - 1].offset + 1;
+          await handoff.put(events);
+        }
+        resolveOffset(batch.lastOffset());
+      },
+    });
+    let next = from;
+    while (next < end) {
+      for (const event of await handoff.take()) {
+        if (event.offset < next) continue;
+        yield event;
+        next = event.offset + 1;
+        if (next >= end) break;
+      }
+    }
+  } finally {
+    unregister();
+    handoff.close();
+    await consumer.disconnect();
+  }
+}

@@ -1,0 +1,226 @@
+import type { StoredEvent } from '@thumbforge/contracts';
+import { startInfrastructure, type RunningInfrastructure } from '@thumbforge/infra';
+import { ConfigResourceTypes, Kafka, logLevel } from 'kafkajs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { positionKey, type Subscription } from '../../src/index.js';
+import { EVENT_TOPIC_CONFIG, KafkaEventLog, type KafkaEventLogOptions } from '../../src/kafka/index.js';
+import { createKeyPartitioner } from '../../src/kafka/partitioner.js';
+import { collect, describeEventLogContract, testEvent, uniqueName } from '../../src/testing/index.js';
+
+/** The first run resolves Kafka from Maven Central; later runs start the cached broker in seconds. */
+const PROVISIONING_TIMEOUT_MS = 15 * 60_000;
+
+let infra: RunningInfrastructure<'kafka'>;
+
+beforeAll(async () => {
+  infra = await startInfrastructure({ services: ['kafka'] });
+}, PROVISIONING_TIMEOUT_MS);
+
+afterAll(async () => {
+  await infra?.stop();
+});
+
+async function openKafkaLog(options: Partial<KafkaEventLogOptions> = {}): Promise<KafkaEventLog> {
+  const log = new KafkaEventLog({ brokers: infra.kafka.brokers, retryDelayMs: () => 5, ...options });
+  await log.open();
+  return log;
+}
+
+describeEventLogContract('KafkaEventLog', async () => {
+  const opened: KafkaEventLog[] = [];
+  const next = async () => {
+    const log = await openKafkaLog();
+    opened.push(log);
+    return log;
+  };
+  return {
+    log: await next(),
+    reopen: async () => {
+      await opened.at(-1)!.close();
+      return next();
+    },
+    cleanup: async () => {
+      await Promise.all(opened.map((log) => log.close()));
+    },
+  };
+});
+
+describe('KafkaEventLog on a real broker', () => {
+  const logs: KafkaEventLog[] = [];
+  const open = async (options: Partial<KafkaEventLogOptions> = {}) => {
+    const log = await openKafkaLog(options);
+    logs.push(log);
+    return log;
+  };
+  afterAll(async () => {
+    await Promise.all(logs.map((log) => log.close()));
+  });
+
+  it('creates topics once, with the configured partitions and infinite retention', async () => {
+    const topic = uniqueName('created');
+    const [one, two] = await Promise.all([open({ partitions: 3 }), open({ partitions: 3 })]);
+    await Promise.all([one.createTopics([topic]), two.createTopics([topic])]);
+    const other = await open({ partitions: { default: 5 } });
+    const stored = await other.append(
+      topic,
+      Array.from({ length: 30 }, (_, i) => testEvent(i, `agg_${i}`)),
+    );
+    expect(new Set(stored.map((e) => e.partition))).toEqual(new Set([0, 1, 2]));
+
+    const admin = new Kafka({ brokers: infra.kafka.brokers, logLevel: logLevel.NOTHING }).admin();
+    await admin.connect();
+    try {
+      const [metadata] = (await admin.fetchTopicMetadata({ topics: [topic] })).topics;
+      expect(metadata.partitions).toHaveLength(3);
+      const { resources } = await admin.describeConfigs({
+        includeSynonyms: false,
+        resources: [
+          { type: ConfigResourceTypes.TOPIC, name: topic, configNames: Object.keys(EVENT_TOPIC_CONFIG) },
+        ],
+      });
+      const config = Object.fromEntries(resources[0].configEntries.map((e) => [e.configName, e.configValue]));
+      expect(config).toEqual(EVENT_TOPIC_CONFIG);
+    } finally {
+      await admin.disconnect();
+    }
+  });
+
+  it('keys events by aggregate: one partition per aggregate, in append order, as the Java client places them', async () => {
+    const log = await open({ partitions: 4 });
+    const topic = uniqueName('keyed');
+    const aggregates = ['acc_a', 'acc_b', 'acc_c', 'acc_d', 'acc_e', 'acc_f'];
+    for (let round = 0; round < 5; round++) {
+      await log.append(
+        topic,
+        aggregates.map((agg) => testEvent(round, agg)),
+      );
+    }
+    await log.append(topic, [testEvent(99, 'acc_a')], { key: 'acc_b' });
+    const partitionOf = createKeyPartitioner();
+    const all: StoredEvent[] = [];
+    for (let partition = 0; partition < 4; partition++) {
+      const events = await collect(log.read(topic, { partition }));
+      expect(events.map((e) => e.offset)).toEqual(events.map((_, i) => i));
+      all.push(...events);
+    }
+    expect(all).toHaveLength(31);
+    expect(await log.size(topic)).toBe(31);
+    for (const agg of aggregates) {
+      const mine = all.filter((e) => e.aggregateId === agg && (e.payload as { n: number }).n !== 99);
+      expect(new Set(mine.map((e) => e.partition))).toEqual(new Set([partitionOf(topic, agg, 4)]));
+      expect(mine.map((e) => (e.payload as { n: number }).n)).toEqual([0, 1, 2, 3, 4]);
+    }
+    const rekeyed = all.find((e) => (e.payload as { n: number }).n === 99)!;
+    expect(rekeyed.partition).toBe(partitionOf(topic, 'acc_b', 4));
+  });
+
+  it('resumes each partition at its own position and waits for offsets per partition', async () => {
+    const log = await open({ partitions: 3 });
+    const topic = uniqueName('parts');
+    const stored = await log.append(
+      topic,
+      Array.from({ length: 24 }, (_, i) => testEvent(i, `agg_${i % 6}`)),
+    );
+    const ends = new Map<number, number>();
+    for (const e of stored) ends.set(e.partition, Math.max(ends.get(e.partition) ?? 0, e.offset + 1));
+    const positions = Object.fromEntries([...ends].map(([p, end]) => [positionKey(topic, p), end - 1]));
+    const seen: StoredEvent[] = [];
+    const sub = await log.subscribe({
+      group: uniqueName('g'),
+      topics: [topic],
+      from: { positions },
+      handle: async (e) => {
+        seen.push(e);
+      },
+    });
+    await sub.caughtUp;
+    expect(seen.map((e) => [e.partition, e.offset]).sort()).toEqual(
+      [...ends].map(([p, end]) => [p, end - 1]).sort(),
+    );
+    const [late] = await log.append(topic, [testEvent(100, 'agg_late')]);
+    await sub.waitFor(topic, late.offset, late.partition);
+    expect(seen.at(-1)!.id).toBe(late.id);
+    await expect(sub.waitFor(topic, 0, 3)).rejects.toThrow(RangeError);
+    await sub.close();
+  });
+
+  it('shares a group between replicas and hands every event on, in key order, across rebalances', async () => {
+    const fast = { partitions: 4, heartbeatIntervalMs: 300, sessionTimeoutMs: 6_000 };
+    const [first, second, third] = await Promise.all([open(fast), open(fast), open(fast)]);
+    const topic = uniqueName('shared');
+    const group = uniqueName('g');
+    await first.createTopics([topic]);
+    const handled: { replica: string; event: StoredEvent }[] = [];
+    const join = (replica: string, log: KafkaEventLog): Promise<Subscription> =>
+      log.subscribe({
+        group,
+        topics: [topic],
+        from: 'committed',
+        handle: async (event) => {
+          handled.push({ replica, event });
+        },
+      });
+    let n = 0;
+    const appendRound = async () => {
+      for (let i = 0; i < 40; i++) await first.append(topic, [testEvent(n++, `acc_${i % 8}`)]);
+    };
+
+    const a = await join('a', second);
+    await appendRound();
+    const b = await join('b', third);
+    await appendRound();
+    await Promise.all([a.caughtUp, b.caughtUp]);
+    await a.close();
+    await appendRound();
+    const ends = await first.size(topic);
+    expect(ends).toBe(n);
+    for (let partition = 0; partition < 4; partition++) {
+      const events = await collect(first.read(topic, { partition }));
+      if (events.length > 0) await b.waitFor(topic, events.at(-1)!.offset, partition);
+    }
+    await b.close();
+
+    const ids = new Set(handled.map((h) => h.event.id));
+    expect(ids.size).toBe(n);
+    expect(new Set(handled.map((h) => h.replica))).toEqual(new Set(['a', 'b']));
+    for (let agg = 0; agg < 8; agg++) {
+      const order: number[] = [];
+      for (const { event } of handled) {
+        const value = (event.payload as { n: number }).n;
+        if (event.aggregateId === `acc_${agg}` && !order.includes(value)) order.push(value);
+      }
+      expect(order).toEqual([...order].sort((x, y) => x - y));
+    }
+
+    const after: StoredEvent[] = [];
+    const resumed = await first.subscribe({
+      group,
+      topics: [topic],
+      from: 'committed',
+      handle: async (event) => {
+        after.push(event);
+      },
+    });
+    await resumed.caughtUp;
+    expect(after).toEqual([]);
+    await resumed.close();
+  });
+});
+
+describe('key partitioner', () => {
+  it("matches the Java client's murmur2 placement", () => {
+    // murmur2 values from Apache Kafka's own client tests (UtilsTest.testMurmur2).
+    const java: [string, number][] = [
+      ['21', -973932308],
+      ['foobar', -790332482],
+      ['a-little-bit-long-string', -985981536],
+      ['lkjh234lh9fiuh90y23oiuhsafujhadof229phr9h19h89h8', -58897971],
+    ];
+    const partitionOf = createKeyPartitioner();
+    for (const [key, hash] of java) {
+      for (const partitions of [1, 3, 12, 50]) {
+        expect(partitionOf('t', key, partitions)).toBe((hash & 0x7fffffff) % partitions);
+      }
+    }
+  });
+});

@@ -1,0 +1,185 @@
+import { randomUUID } from 'node:crypto';
+import { startInfrastructure, type RunningInfrastructure } from '@thumbforge/infra';
+import mongoose from 'mongoose';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { Document } from '../../src/index.js';
+import { MongoProjectionStore, type MongoProjectionStoreOptions } from '../../src/mongo/index.js';
+import { describeProjectionStoreContract } from '../../src/testing/index.js';
+
+/** The first run builds FerretDB from the Go module proxy; later runs start the cached binary at once. */
+const PROVISIONING_TIMEOUT_MS = 20 * 60_000;
+
+let infra: RunningInfrastructure<'mongo'>;
+
+beforeAll(async () => {
+  infra = await startInfrastructure({ services: ['mongo'] });
+}, PROVISIONING_TIMEOUT_MS);
+
+afterAll(async () => {
+  await infra?.stop();
+});
+
+async function openStore(options: Partial<MongoProjectionStoreOptions> = {}): Promise<MongoProjectionStore> {
+  const store = new MongoProjectionStore({ uri: infra.mongo.uri, database: 'thumbforge_test', ...options });
+  await store.open();
+  return store;
+}
+
+describeProjectionStoreContract('MongoProjectionStore on FerretDB', async () => {
+  const store = await openStore();
+  return { store, cleanup: () => store.close() };
+});
+
+interface Doc extends Document {
+  [field: string]: unknown;
+}
+
+describe('MongoProjectionStore on FerretDB', () => {
+  let store: MongoProjectionStore;
+  const unique = (prefix: string) => `${prefix}_${randomUUID().slice(0, 8)}`;
+
+  beforeEach(async () => {
+    store = await openStore();
+  });
+  afterEach(async () => {
+    await store.close();
+  });
+
+  it('round-trips what the wire protocol forbids: dotted and $ names, nested arrays, NaN, infinities', async () => {
+    const docs = store.collection<Doc>(unique('awkward'));
+    const doc: Doc = {
+      id: 'doc.1',
+      positions: { 'thumbforge.jobs:0': 3, $where: 'x', '50%': 1, '%2E': 2, '': 0 },
+      grid: [
+        [1, 2],
+        [[3], []],
+      ],
+      numbers: [Number.NaN, Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY, 1.5],
+      big: 12345678901234567890n,
+      when: new Date('2026-04-27T14:30:00Z'),
+      bytes: Buffer.from([0, 1, 255]),
+      text: 'héllo ✓ مرحبا',
+      nothing: null,
+    };
+    await docs.put(doc);
+    expect(await docs.get('doc.1')).toEqual(doc);
+    expect((await docs.get('doc.1'))!.bytes).toBeInstanceOf(Buffer);
+  });
+
+  it('leaves undefined fields out and stores undefined array items as null', async () => {
+    const docs = store.collection<Doc>(unique('undefined'));
+    await docs.put({ id: 'a', gone: undefined, list: [1, undefined] });
+    expect(await docs.get('a')).toStrictEqual({ id: 'a', list: [1, null] });
+  });
+
+  it('filters and sorts on escaped field names and on id', async () => {
+    const docs = store.collection<Doc>(unique('escaped'));
+    await docs.put({ id: 'a', 'meta.rank': 2, group: 'x' });
+    await docs.put({ id: 'b', 'meta.rank': 1, group: 'x' });
+    await docs.put({ id: 'c', 'meta.rank': 3, group: 'y' });
+    const sorted = await docs.find({ group: 'x' }, { sort: { field: 'meta.rank', direction: 'asc' } });
+    expect(sorted.map((d) => d.id)).toEqual(['b', 'a']);
+    expect((await docs.find({ 'meta.rank': 3 })).map((d) => d.id)).toEqual(['c']);
+    expect((await docs.find({ id: 'b' })).map((d) => d.id)).toEqual(['b']);
+    expect(await docs.find({ group: undefined })).toHaveLength(3);
+  });
+
+  it('sorts missing and null values first, ascending, and breaks ties by id', async () => {
+    const docs = store.collection<Doc>(unique('sort'));
+    await docs.put({ id: 'd', rank: 1 });
+    await docs.put({ id: 'a', rank: 2 });
+    await docs.put({ id: 'c', rank: null });
+    await docs.put({ id: 'b' });
+    await docs.put({ id: 'e', rank: 1 });
+    const sorted = await docs.find({}, { sort: { field: 'rank', direction: 'asc' } });
+    expect(sorted.map((d) => d.id)).toEqual(['b', 'c', 'd', 'e', 'a']);
+  });
+
+  it('keeps documents and positions across a reopen, so a restarted projection resumes', async () => {
+    const name = unique('durable');
+    await store.collection<Doc>(name).put({ id: 'job_1', status: 'completed' });
+    await store.savePositions(name, { 'thumbforge.jobs:0': 42 });
+    await store.close();
+    store = await openStore();
+    expect(await store.collection<Doc>(name).get('job_1')).toEqual({ id: 'job_1', status: 'completed' });
+    expect(await store.positions(name)).toEqual({ 'thumbforge.jobs:0': 42 });
+  });
+
+  it('accepts collection names with dots and dashes, and keeps prefixed stores apart', async () => {
+    const other = await openStore({ collectionPrefix: `${unique('tenant')}.` });
+    try {
+      await store.collection<Doc>('rendering.render-outcomes').put({ id: 'x', v: 1 });
+      await other.collection<Doc>('rendering.render-outcomes').put({ id: 'x', v: 2 });
+      expect(await store.collection<Doc>('rendering.render-outcomes').get('x')).toEqual({ id: 'x', v: 1 });
+      expect(await other.collection<Doc>('rendering.render-outcomes').get('x')).toEqual({ id: 'x', v: 2 });
+    } finally {
+      await other.collection<Doc>('rendering.render-outcomes').clear();
+      await store.collection<Doc>('rendering.render-outcomes').clear();
+      await other.close();
+    }
+  });
+
+  it('indexes the equality and sort fields of a query shape on first use', async () => {
+    const name = unique('indexed');
+    const docs = store.collection<Doc>(name);
+    await docs.put({ id: 'a', accountId: 'acc_1', createdAt: '2026-01-01T00:00:00Z' });
+    await docs.find({ accountId: 'acc_1' }, { sort: { field: 'createdAt', direction: 'desc' } });
+    const connection = await mongoose
+      .createConnection(infra.mongo.uri, { dbName: 'thumbforge_test' })
+      .asPromise();
+    try {
+      const indexes = await connection.db!.collection(name).indexes();
+      expect(indexes.map((i) => i.key)).toContainEqual({ accountId: 1, createdAt: -1 });
+    } finally {
+      await connection.close();
+    }
+  });
+
+  it('ends concurrent puts of one id with one whole version', async () => {
+    const docs = store.collection<Doc>(unique('race'));
+    const versions = Array.from({ length: 12 }, (_, i) => ({
+      id: 'same',
+      version: i,
+      body: 'x'.repeat(i * 100),
+    }));
+    await Promise.all(versions.map((v) => docs.put(v)));
+    const stored = await docs.get('same');
+    expect(versions).toContainEqual(stored);
+    expect(await docs.count()).toBe(1);
+  });
+
+  it('refuses documents without an id, unstorable values, bad positions and limits', async () => {
+    const docs = store.collection<Doc>(unique('refuse'));
+    await expect(docs.put({ id: '' })).rejects.toThrow(TypeError);
+    await expect(docs.put({ id: 'a', map: new Map() })).rejects.toThrow(/cannot store a Map at .*map/);
+    await expect(docs.put({ id: 'a', fn: () => 1 })).rejects.toThrow(TypeError);
+    await expect(store.savePositions('p', { 't:0': -1 })).rejects.toThrow(RangeError);
+    await expect(store.savePositions('p', { 't:0': 1.5 })).rejects.toThrow(RangeError);
+    await expect(docs.find({}, { limit: -1 })).rejects.toThrow(RangeError);
+    expect(await docs.count()).toBe(0);
+  });
+
+  it('treats a limit of 0 as no limit', async () => {
+    const docs = store.collection<Doc>(unique('limit'));
+    await docs.put({ id: 'a' });
+    await docs.put({ id: 'b' });
+    expect(await docs.find({}, { limit: 0 })).toHaveLength(2);
+  });
+
+  it('refuses work once closed', async () => {
+    const docs = store.collection<Doc>(unique('closed'));
+    await store.close();
+    await expect(docs.get('a')).rejects.toThrow(/closed/);
+    await expect(store.positions('p')).rejects.toThrow(/closed/);
+    await expect(store.ping()).rejects.toThrow(/closed/);
+  });
+
+  it('fails instead of hanging when no server answers', async () => {
+    const unreachable = new MongoProjectionStore({
+      uri: 'mongodb://127.0.0.1:1/',
+      serverSelectionTimeoutMs: 300,
+    });
+    await expect(unreachable.open()).rejects.toThrow();
+    await unreachable.close();
+  });
+});

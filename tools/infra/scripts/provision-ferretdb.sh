@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# FerretDB v1 (MongoDB wire protocol over its pure-Go SQLite backend), built from the Go module proxy.
+set -euo pipefail
+source "$(dirname "$0")/common.sh"
+
+install_ferretdb() {
+  if [ -x "$FERRETDB_BIN" ]; then
+    log "ferretdb $FERRETDB_VERSION: cached ($FERRETDB_BIN)"
+    return
+  fi
+  log "building ferretdb $FERRETDB_VERSION from the Go module proxy (first run only; a few minutes)"
+  local started=$SECONDS src
+  src=$(go_module_source github.com/FerretDB/FerretDB "$FERRETDB_VERSION")
+  # The release process generates build/version/version.txt; a binary built without it refuses to start.
+  echo "$FERRETDB_VERSION" >"$src/build/version/version.txt"
+  echo "thumbforge-tools" >"$src/build/version/package.txt"
+  if ! (cd "$src" && go_env go build -trimpath -o "$src/ferretdb.out" ./cmd/ferretdb) >"$src.log" 2>&1; then
+    tail -n 30 "$src.log" >&2
+    die "building ferretdb failed (full output: $src.log)"
+  fi
+  install_binary "$src/ferretdb.out" "$FERRETDB_BIN"
+  rm -rf "$src" "$src.log"
+  log "built ferretdb in $((SECONDS - started)) s"
+}
+
+with_lock ferretdb install_ferretdb

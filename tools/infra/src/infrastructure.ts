@@ -1,0 +1,177 @@
+import { spawn } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+
+export type InfraService = 'kafka' | 'mongo' | 's3';
+
+export const ALL_SERVICES: readonly InfraService[] = ['kafka', 'mongo', 's3'];
+
+export interface KafkaEndpoint {
+  brokers: string[];
+  /** Apache Kafka version of the broker. */
+  version: string;
+}
+
+export interface MongoEndpoint {
+  /** `mongodb://host:port/`; adapters add their database name. */
+  uri: string;
+  version: string;
+}
+
+export interface S3Endpoint {
+  endpoint: string;
+  accessKeyId: string;
+  secretAccessKey: string;
+  region: string;
+}
+
+export interface Endpoints {
+  kafka: KafkaEndpoint;
+  mongo: MongoEndpoint;
+  s3: S3Endpoint;
+}
+
+/** What `tools/infra/up` writes to `<stateDir>/infrastructure.json`. */
+export type InfrastructureFile = { stateDir: string } & Partial<Endpoints>;
+
+export type RunningInfrastructure<S extends InfraService = InfraService> = Pick<Endpoints, S> & {
+  stateDir: string;
+  /** Stops the servers and removes their data; safe to call more than once. */
+  stop(): Promise<void>;
+};
+
+export interface StartOptions<S extends InfraService> {
+  /** Which servers to start (default: all three). */
+  services?: readonly S[];
+  /** Where data, logs and pid files live (default: a new temp dir). An existing one is reused. */
+  stateDir?: string;
+  /** Receives provisioning and start-up progress lines (default: written to stderr). */
+  onProgress?: (line: string) => void;
+}
+
+const INFRA_DIR = fileURLToPath(new URL('..', import.meta.url));
+const UP = `${INFRA_DIR}up`;
+const DOWN = `${INFRA_DIR}down`;
+
+interface RunResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+function run(script: string, args: string[], onLine: (line: string) => void): Promise<RunResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('bash', [script, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    let partial = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+      stderr += chunk;
+      const lines = (partial + chunk).split('\n');
+      partial = lines.pop() ?? '';
+      lines.forEach(onLine);
+    });
+    child.on('error', reject);
+    child.on('close', (code) => {
+      if (partial) onLine(partial);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+function defaultProgress(line: string): void {
+  process.stderr.write(`${line}\n`);
+}
+
+/**
+ * Starts real Kafka (KRaft), FerretDB and MinIO on free loopback ports through `tools/infra/up`,
+ * provisioning them first (cached after the first run), and resolves once each answers. The servers
+ * are tied to this process: if it dies without calling `stop`, a watchdog stops them.
+ * Rejects with the servers' log tails when anything fails; it never resolves with a partial set.
+ */
+export async function startInfrastructure<S extends InfraService = InfraService>(
+  options: StartOptions<S> = {},
+): Promise<RunningInfrastructure<S>> {
+  const services = options.services ?? (ALL_SERVICES as readonly S[]);
+  if (services.length === 0) throw new TypeError('startInfrastructure needs at least one service');
+  const args = ['--services', services.join(','), '--owner-pid', String(process.pid)];
+  if (options.stateDir) args.push('--state-dir', options.stateDir);
+  const result = await run(UP, args, options.onProgress ?? defaultProgress);
+  if (result.code !== 0) {
+    const tail = result.stderr.trim().split('\n').slice(-40).join('\n');
+    throw new Error(`tools/infra/up failed (exit code ${result.code}):\n${tail}`);
+  }
+  const file = parseInfrastructure(result.stdout);
+  for (const service of services) {
+    if (!file[service]) throw new Error(`tools/infra/up reported no ${service} endpoint`);
+  }
+  return attachStop(file, options.onProgress ?? defaultProgress) as RunningInfrastructure<S>;
+}
+
+/** Reads the `infrastructure.json` of servers started elsewhere (e.g. by `tools/infra/up` in a shell). */
+export async function readInfrastructure(path: string): Promise<InfrastructureFile> {
+  return parseInfrastructure(await readFile(path, 'utf8'));
+}
+
+export interface StopOptions {
+  /** Keep the state directory and its data, so `startInfrastructure({ stateDir })` resumes it. */
+  keepData?: boolean;
+  onProgress?: (line: string) => void;
+}
+
+/** Stops the servers of a state directory (what `stop()` does), e.g. from a global teardown. */
+export async function stopInfrastructure(stateDir: string, options: StopOptions = {}): Promise<void> {
+  const args = options.keepData ? [stateDir, '--keep-data'] : [stateDir];
+  const result = await run(DOWN, args, options.onProgress ?? defaultProgress);
+  if (result.code !== 0) {
+    throw new Error(`tools/infra/down failed (exit code ${result.code}):\n${result.stderr.trim()}`);
+  }
+}
+
+function parseInfrastructure(text: string): InfrastructureFile {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    throw new Error(`tools/infra/up printed no JSON: ${JSON.stringify(text.slice(0, 200))}`);
+  }
+  if (
+    typeof parsed !== 'object' ||
+    parsed === null ||
+    typeof (parsed as InfrastructureFile).stateDir !== 'string'
+  ) {
+    throw new Error('infrastructure JSON lacks stateDir');
+  }
+  return parsed as InfrastructureFile;
+}
+
+function attachStop(
+  file: InfrastructureFile,
+  onProgress: (line: string) => void,
+): InfrastructureFile & { stop(): Promise<void> } {
+  let stopping: Promise<void> | undefined;
+  return {
+    ...file,
+    stop: () => (stopping ??= stopInfrastructure(file.stateDir, { onProgress })),
+  };
+}
+
+/**
+ * A vitest `globalSetup` body: starts the servers once for a whole test run, hands their endpoints to
+ * the tests (`inject(key)`), and returns the teardown.
+ *
+ *   // global-setup.ts
+ *   export default infrastructureGlobalSetup(['kafka', 'mongo']);
+ */
+export function infrastructureGlobalSetup<S extends InfraService>(
+  services: readonly S[] = ALL_SERVICES as readonly S[],
+  key = 'infrastructure',
+): (project: { provide(key: string, value: unknown): void }) => Promise<() => Promise<void>> {
+  return async (project) => {
+    const infra = await startInfrastructure({ services });
+    const { stop, ...endpoints } = infra;
+    project.provide(key, endpoints);
+    return stop;
+  };
+}
