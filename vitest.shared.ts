@@ -13,6 +13,8 @@ export function projectTestConfig(overrides: ViteUserConfig['test'] = {}): ViteU
     plugins: [
       swc.vite({
         tsconfigFile: false,
+        // The build's .swcrc excludes test folders; suites shared across projects must still compile.
+        swcrc: false,
         jsc: {
           parser: { syntax: 'typescript', decorators: true },
           transform: { legacyDecorator: true, decoratorMetadata: true, useDefineForClassFields: false },

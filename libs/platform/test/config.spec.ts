@@ -21,6 +21,14 @@ describe('loadConfig', () => {
     expect(config.webhookPlans).toEqual(['pro', 'business']);
     expect(config.rateLimits).toEqual({ free: 1, creator: 2, pro: 5, business: 20 });
     expect(config.keyEncryptionSecret).toHaveLength(32);
+    expect(config).toMatchObject({
+      generationModel: 'local',
+      imageModelUrl: null,
+      imageModelApiKey: null,
+      imageModelName: 'gpt-image-1',
+      imageModelTimeoutMs: 45_000,
+      imageModelFallback: 'local',
+    });
     expect(loadConfig(env).keyEncryptionSecret.equals(config.keyEncryptionSecret)).toBe(true);
   });
 
@@ -37,6 +45,15 @@ describe('loadConfig', () => {
     [{ WEBHOOK_ALLOW_PRIVATE: 'maybe' }, /^WEBHOOK_ALLOW_PRIVATE: must be 1\/true\/yes/],
     [{ RATE_LIMITS: 'free=0' }, /^RATE_LIMITS: expected plan=requestsPerSecond/],
     [{ LOG_LEVEL: 'loud' }, /^LOG_LEVEL: must be one of/],
+    [{ GENERATION_MODEL: 'dalle' }, /^GENERATION_MODEL: must be one of local, openai/],
+    [{ GENERATION_MODEL: 'openai' }, /^IMAGE_MODEL_URL: is required when GENERATION_MODEL=openai$/],
+    [{ IMAGE_MODEL_URL: 'ftp://models.example' }, /^IMAGE_MODEL_URL: must be an http or https URL/],
+    [{ IMAGE_MODEL_TIMEOUT_MS: '0' }, /^IMAGE_MODEL_TIMEOUT_MS: must be between 1 and 600000/],
+    [{ IMAGE_MODEL_FALLBACK: 'retry' }, /^IMAGE_MODEL_FALLBACK: must be one of local, none/],
+    [
+      { GENERATION_MODEL: 'openai', IMAGE_MODEL_URL: 'http://m.example', IMAGE_MODEL_TIMEOUT_MS: '60000' },
+      /^IMAGE_MODEL_TIMEOUT_MS: must be shorter than RENDER_TIMEOUT_MS \(60000\)/,
+    ],
   ])('refuses %j with one line naming the setting', (env, message) => {
     let error: unknown;
     try {
@@ -61,5 +78,27 @@ describe('loadConfig', () => {
     expect(config.webhookRetryDelaysMs).toEqual([10, 20, 40]);
     expect(config.rateLimits.free).toBe(3);
     expect(config.webhookPlans).toEqual(['business']);
+  });
+
+  it('reads the image model settings, accepting a base address given with /v1', () => {
+    const config = loadConfig({
+      ...base(),
+      GENERATION_MODEL: 'openai',
+      IMAGE_MODEL_URL: 'https://images.example.test/v1/',
+      IMAGE_MODEL_API_KEY: 'sk-test',
+      IMAGE_MODEL_NAME: 'dall-e-3',
+      IMAGE_MODEL_TIMEOUT_MS: '20000',
+      IMAGE_MODEL_FALLBACK: 'none',
+      RENDER_TIMEOUT_MS: '15000',
+    });
+    expect(config).toMatchObject({
+      generationModel: 'openai',
+      imageModelUrl: 'https://images.example.test',
+      imageModelApiKey: 'sk-test',
+      imageModelName: 'dall-e-3',
+      imageModelTimeoutMs: 20_000,
+      imageModelFallback: 'none',
+      renderTimeoutMs: 15_000,
+    });
   });
 });

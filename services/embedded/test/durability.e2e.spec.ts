@@ -69,6 +69,14 @@ describe('durability of the embedded service', () => {
       });
       expect(res.status).toBe(202);
       await eventually(async () => receiver.received.length === 1);
+      // Kill once the failed first attempt is on the log; earlier, at-least-once delivery would
+      // legitimately make "attempt 1" again after the restart.
+      await eventually(async () => {
+        const s = await request(`${first.url}/v1/jobs/${res.body.jobId}`, {
+          headers: { 'x-api-key': account.apiKey },
+        });
+        return s.body.webhook?.attempts === 1;
+      });
       first.child.kill('SIGKILL');
       await first.exited;
       expect(receiver.received).toHaveLength(1);

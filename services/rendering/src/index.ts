@@ -1,2 +1,8 @@
 export { RenderingModule } from './rendering.module.js';
-export { Renderer, type RenderedImage, type RenderInputs } from './drawing/index.js';
+export {
+  defaultLogoPlacement,
+  Renderer,
+  type Composition,
+  type RenderedImage,
+  type RenderInputs,
+} from './drawing/index.js';

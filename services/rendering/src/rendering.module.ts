@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { Renderer } from './drawing/index.js';
+import { generationModelProvider, LocalGenerationModel } from './model/index.js';
 import { RenderJobUseCase } from './render-job/render-job.usecase.js';
 import { RenderOutcomes } from './render-outcomes/render-outcomes.projection.js';
 import { RenderingConsumer } from './rendering.consumer.js';
@@ -8,5 +9,14 @@ import { RenderingConsumer } from './rendering.consumer.js';
  * The rendering service. Expects EVENT_LOG, PROJECTION_STORE, OBJECT_STORE, CONFIG, CLOCK, LOGGER and
  * ReadinessRegistry from the composition root.
  */
-@Module({ providers: [Renderer, RenderOutcomes, RenderJobUseCase, RenderingConsumer] })
+@Module({
+  providers: [
+    Renderer,
+    LocalGenerationModel,
+    generationModelProvider,
+    RenderOutcomes,
+    RenderJobUseCase,
+    RenderingConsumer,
+  ],
+})
 export class RenderingModule {}

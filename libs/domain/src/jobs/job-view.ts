@@ -39,6 +39,11 @@ export function isJobEvent(event: EventEnvelope): boolean {
   return JOB_EVENTS.has(event.type);
 }
 
+/** Facts of three topics arrive in any relative order: the view's time only moves forward. */
+function later(current: string, at: string): string {
+  return at > current ? at : current;
+}
+
 function isTerminal(status: JobStatus | WebhookStatus): boolean {
   return status !== 'processing' && status !== 'pending';
 }
@@ -99,7 +104,12 @@ export function applyJobEvent(view: JobView | undefined, event: EventEnvelope): 
         fact.type === 'render.succeeded'
           ? { status: 'completed' as const, result: fact.payload }
           : { status: 'failed' as const, error: fact.payload.error };
-      return { ...current, ...outcome, webhookUrl: current.webhookUrl ?? webhookUrl, updatedAt: at };
+      return {
+        ...current,
+        ...outcome,
+        webhookUrl: current.webhookUrl ?? webhookUrl,
+        updatedAt: later(current.updatedAt, at),
+      };
     }
     case 'webhook.delivery-requested': {
       const current = view ?? blankView(jobId, fact.payload.accountId, fact.payload.url, at);
@@ -108,7 +118,7 @@ export function applyJobEvent(view: JobView | undefined, event: EventEnvelope): 
         ...current,
         webhookUrl: current.webhookUrl ?? fact.payload.url,
         webhook: current.webhook ?? pendingWebhook(),
-        updatedAt: at,
+        updatedAt: later(current.updatedAt, at),
       };
     }
     case 'webhook.attempt-failed':
@@ -137,7 +147,7 @@ export function applyJobEvent(view: JobView | undefined, event: EventEnvelope): 
           lastError: fact.payload.lastError,
         };
       }
-      return { ...current, webhook: next, updatedAt: at };
+      return { ...current, webhook: next, updatedAt: later(current.updatedAt, at) };
     }
     default:
       return view;

@@ -3,11 +3,11 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { NestExpressApplication } from '@nestjs/platform-express';
-import type { Plan } from '@thumbforge/contracts';
 import { loadConfig, type Clock, type Config } from '@thumbforge/platform';
 import { createEmbeddedApp } from '../../src/bootstrap.js';
+import { ADMIN_TOKEN } from './http.js';
 
-export const ADMIN_TOKEN = 'test-admin-token-0123456789';
+export * from './http.js';
 
 /** A clock the test moves by hand; starts at a fixed mid-month instant. */
 export class TestClock implements Clock {
@@ -62,73 +62,4 @@ export async function startApp(
   const app = await createEmbeddedApp(config, { clock });
   await app.listen(port, '127.0.0.1');
   return { url: `http://127.0.0.1:${port}`, app, config, clock, dataDir, close: () => app.close() };
-}
-
-export interface Json {
-  status: number;
-  headers: Headers;
-  body: any; // eslint-disable-line @typescript-eslint/no-explicit-any
-}
-
-export async function request(url: string, init: RequestInit & { json?: unknown } = {}): Promise<Json> {
-  const { json, ...rest } = init;
-  const res = await fetch(url, {
-    ...rest,
-    headers: {
-      ...(json !== undefined ? { 'content-type': 'application/json' } : {}),
-      ...(rest.headers as Record<string, string>),
-    },
-    body: json !== undefined ? JSON.stringify(json) : rest.body,
-  });
-  const text = await res.text();
-  let body: unknown = text;
-  try {
-    body = text ? JSON.parse(text) : null;
-  } catch {
-    // left as text
-  }
-  return { status: res.status, headers: res.headers, body };
-}
-
-export function admin(base: string) {
-  const call = (method: string, path: string, json?: unknown) =>
-    request(`${base}/admin/v1${path}`, { method, json, headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
-  return {
-    call,
-    async createAccount(plan: Plan, apiAccess = true): Promise<{ accountId: string; apiKey: string }> {
-      const res = await call('POST', '/accounts', { plan, apiAccess });
-      if (res.status !== 201)
-        throw new Error(`account creation failed: ${res.status} ${JSON.stringify(res.body)}`);
-      return res.body;
-    },
-    account: (id: string) => call('GET', `/accounts/${id}`),
-    ledger: (id: string) => call('GET', `/accounts/${id}/ledger`),
-  };
-}
-
-export function generate(
-  base: string,
-  apiKey: string | null,
-  json: unknown,
-  headers: Record<string, string> = {},
-) {
-  return request(`${base}/v1/generate`, {
-    method: 'POST',
-    json,
-    headers: { ...(apiKey ? { 'x-api-key': apiKey } : {}), ...headers },
-  });
-}
-
-export async function eventually<T>(
-  probe: () => Promise<T | undefined | false>,
-  timeoutMs = 20_000,
-  stepMs = 50,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, stepMs));
-  }
 }

@@ -1,115 +1,157 @@
-import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { titlePieces } from './text.js';
-import { layoutTitle, type Measure, type TitleLayoutOptions } from './title-layout.js';
+import { contains, layoutTitle, type MeasurePiece, type TitleLayoutOptions } from './title-layout.js';
 
-/** A monospaced stand-in for the font: 0.5 em per character, 0.25 em per space. */
-const mono: Measure = (text) => (text === ' ' ? 0.25 : Array.from(text).length * 0.5);
+/** Every character 0.5 em wide, capitals 0.7 em tall, no descenders; emphasised text 10 % wider. */
+const mono: MeasurePiece = (text, emphasis) => {
+  const width = [...text].length * 0.5 * (emphasis ? 1.1 : 1);
+  return { advance: width, inkLeft: 0.02, inkRight: width - 0.02, inkTop: 0.7, inkBottom: 0 };
+};
 
-function layout(
-  title: string,
-  box: { width: number; height: number },
-  extra: Partial<TitleLayoutOptions> = {},
-) {
-  return layoutTitle({
+const box = { x: 100, y: 50, width: 800, height: 400 };
+
+function options(title: string, overrides: Partial<TitleLayoutOptions> = {}): TitleLayoutOptions {
+  return {
     pieces: titlePieces(title),
+    emphasis: new Set(),
     measure: mono,
     box,
+    align: 'left',
+    verticalAlign: 'middle',
+    direction: 'ltr',
+    mode: 'block',
     maxFontSize: 200,
-    minFontSize: 40,
-    ...extra,
-  });
+    minFontSize: 30,
+    maxLines: 4,
+    longTitleMaxLines: 9,
+    leading: 1,
+    lineGap: 0.1,
+    ...overrides,
+  };
 }
 
+const lineTexts = (layout: ReturnType<typeof layoutTitle>) =>
+  layout.lines.map((l) => l.pieces.map((p) => p.text).join(' '));
+
 describe('layoutTitle', () => {
-  it.each([
-    // title, box, expected lines
-    ['WOW', { width: 600, height: 400 }, ['WOW']],
-    ['AAAA BBBB CCCC DDDD', { width: 500, height: 300 }, ['AAAA BBBB', 'CCCC DDDD']],
-    ['AAAA BBBB CCCC DDDD', { width: 500, height: 600 }, ['AAAA', 'BBBB', 'CCCC', 'DDDD']],
-    ['AAAA BBBB CCCC DDDD', { width: 2000, height: 200 }, ['AAAA BBBB CCCC DDDD']],
-    ['ONE TWO THREE FOUR FIVE SIX', { width: 700, height: 450 }, ['ONE TWO', 'THREE FOUR', 'FIVE SIX']],
-  ])('lays out %j in %o as %j', (title, box, lines) => {
-    expect(layout(title, box).lines).toEqual(lines);
+  it('sets a short title on one line, as large as allowed', () => {
+    const layout = layoutTitle(options('Hello'));
+    expect(lineTexts(layout)).toEqual(['Hello']);
+    expect(layout.minSize).toBe(200);
   });
 
-  it('takes the line count that gives the largest text', () => {
-    // 2 lines: 4.25 em wide, 2.21 em tall, so 117 px; 4 lines: 2 em wide, 4.33 em tall, so 138 px.
-    const result = layout('AAAA BBBB CCCC DDDD', { width: 500, height: 600 });
-    expect(result.lines).toHaveLength(4);
-    expect(result.fontSize).toBeCloseTo(600 / 4.33, 1);
-  });
-
-  it('stops growing a short title at the maximum size', () => {
-    const result = layout('WOW', { width: 5000, height: 5000 });
-    expect(result.fontSize).toBe(200);
-  });
-
-  it('sizes text to the binding dimension', () => {
-    // One line of 12 characters: 6 em wide, so 600 px wide fits 100 px; 1.15 em tall fits 200 px.
-    expect(layout('ABCDEFGHIJKL', { width: 600, height: 1000 }, { maxLines: 1 }).fontSize).toBe(100);
-    expect(layout('ABCDEFGHIJKL', { width: 60_000, height: 115 }, { maxLines: 1 }).fontSize).toBe(100);
-  });
-
-  it('balances lines instead of filling the first one greedily', () => {
-    const result = layout('THE QUICK BROWN FOX JUMPS OVER THE LAZY DOG', { width: 700, height: 500 });
-    const widths = result.lineWidths;
-    expect(Math.max(...widths) / Math.min(...widths)).toBeLessThan(1.5);
-  });
-
-  it('uses at most 4 lines for an ordinary title', () => {
-    const result = layout('A B C D E F G H I J K L M N O P', { width: 400, height: 1200 });
-    expect(result.lines.length).toBeLessThanOrEqual(4);
-  });
-
-  it('allows more lines for a long title that would otherwise be tiny', () => {
-    const title = Array.from({ length: 30 }, (_, i) => `WORD${i}`).join(' ');
-    const result = layout(title, { width: 600, height: 700 });
-    expect(result.lines.length).toBeGreaterThan(4);
-    expect(result.lines.join(' ')).toBe(title);
-  });
-
-  it('splits a word too wide for the box even at the minimum size', () => {
-    const word = 'X'.repeat(60);
-    const result = layout(word, { width: 400, height: 700 });
-    expect(result.lines.length).toBeGreaterThan(1);
-    expect(result.lines.join('')).toBe(word);
-    expect(result.width).toBeLessThanOrEqual(400);
-  });
-
-  it('emphasises the last line of a multi-line title and nothing on one line', () => {
-    expect(layout('AAAA BBBB CCCC DDDD', { width: 500, height: 300 }).emphasisLine).toBe(1);
-    expect(layout('WOW', { width: 600, height: 400 }).emphasisLine).toBeNull();
-  });
-
-  it('keeps spaces only where the title had them', () => {
-    expect(layout('日本語のテキスト', { width: 120, height: 900 }).lines.join('|')).not.toContain(' ');
-  });
-
-  it('refuses a title without visible characters', () => {
-    expect(() => layout('   ', { width: 100, height: 100 })).toThrow(/visible/);
-  });
-
-  it('never overflows its box, whatever the title and box', () => {
-    const word = fc.string({
-      minLength: 1,
-      maxLength: 25,
-      unit: fc.constantFrom('A', 'B', 'W', 'I', '!', '日'),
-    });
-    fc.assert(
-      fc.property(
-        fc.array(word, { minLength: 1, maxLength: 40 }),
-        fc.integer({ min: 100, max: 3000 }),
-        fc.integer({ min: 100, max: 2000 }),
-        (words, width, height) => {
-          const result = layout(words.join(' '), { width, height }, { minFontSize: 20 });
-          expect(result.width).toBeLessThanOrEqual(width + 1e-6);
-          expect(result.height).toBeLessThanOrEqual(height + 1e-6);
-          expect(result.lines.join('').replace(/ /g, '')).toBe(words.join(''));
-          expect(result.lines.length).toBeLessThanOrEqual(7);
-        },
-      ),
-      { numRuns: 300 },
+  it('balances lines instead of filling them greedily', () => {
+    // Greedy filling would give "aa bb cc dd ee" and a ragged "ff gg".
+    const layout = layoutTitle(
+      options('aa bb cc dd ee ff gg', { maxLines: 2, longTitleMaxLines: 2, box: { ...box, height: 150 } }),
     );
+    const [first, second] = layout.lines.map((l) => l.ink.width);
+    expect(layout.lines).toHaveLength(2);
+    expect(Math.min(first!, second!) / Math.max(first!, second!)).toBeGreaterThan(0.7);
+  });
+
+  it('keeps ink, plates and outline inside the box', () => {
+    const layout = layoutTitle(
+      options('The quick brown fox jumps over the lazy dog', {
+        emphasis: new Set([2]),
+        emphasisPlate: { x: 0.2, y: 0.15 },
+        outline: 0.08,
+        maxFontSize: 1000,
+      }),
+    );
+    expect(contains(box, layout.bounds, 1e-6)).toBe(true);
+    for (const plate of layout.emphasisPlates) expect(contains(box, plate, 1e-6)).toBe(true);
+    // The box is used: the title fills its width or its height.
+    expect(layout.bounds.width > box.width * 0.97 || layout.bounds.height > box.height * 0.97).toBe(true);
+  });
+
+  it('places every piece exactly once, in reading order', () => {
+    const title = 'one two three four five six seven eight nine ten eleven twelve';
+    const layout = layoutTitle(options(title));
+    expect(layout.pieces.map((p) => p.text).join(' ')).toBe(title);
+  });
+
+  it('uses more lines for a long title rather than going below the minimum size', () => {
+    const title = 'word '.repeat(40).trim();
+    const layout = layoutTitle(options(title, { minFontSize: 40 }));
+    expect(layout.lines.length).toBeGreaterThan(4);
+    expect(layout.lines.length).toBeLessThanOrEqual(9);
+  });
+
+  it('cuts a word too long for any line between characters, at the minimum size or more', () => {
+    const word = 'x'.repeat(60);
+    const layout = layoutTitle(options(word));
+    expect(layout.splitWords).toBe(true);
+    expect(layout.pieces.map((p) => p.text).join('')).toBe(word);
+    expect(layout.minSize).toBeGreaterThanOrEqual(30);
+    expect(contains(box, layout.bounds, 1e-6)).toBe(true);
+  });
+
+  it('aligns lines left, right or centre on their ink', () => {
+    const title = 'short and a much longer line';
+    for (const align of ['left', 'right', 'centre'] as const) {
+      const layout = layoutTitle(options(title, { align, maxLines: 2, maxFontSize: 90 }));
+      for (const line of layout.lines) {
+        if (align === 'left') expect(line.ink.x).toBeCloseTo(box.x, 6);
+        if (align === 'right') expect(line.ink.x + line.ink.width).toBeCloseTo(box.x + box.width, 6);
+        if (align === 'centre') expect(line.ink.x + line.ink.width / 2).toBeCloseTo(box.x + box.width / 2, 6);
+      }
+    }
+  });
+
+  it('sits the block at the top, middle or bottom of the box', () => {
+    const top = layoutTitle(options('Hi', { verticalAlign: 'top', maxFontSize: 100 }));
+    const bottom = layoutTitle(options('Hi', { verticalAlign: 'bottom', maxFontSize: 100 }));
+    expect(top.bounds.y).toBeCloseTo(box.y, 6);
+    expect(bottom.bounds.y + bottom.bounds.height).toBeCloseTo(box.y + box.height, 6);
+  });
+
+  it('stacks lines at different sizes, each filling the width, within the size range', () => {
+    const layout = layoutTitle(
+      options('THE incomprehensibilities', { mode: 'stack', maxLines: 2, stackRange: 1.6 }),
+    );
+    const sizes = layout.lines.map((l) => l.size);
+    expect(Math.max(...sizes) / Math.min(...sizes)).toBeLessThanOrEqual(1.6 + 1e-3);
+    expect(new Set(sizes).size).toBeGreaterThan(1);
+    expect(contains(box, layout.bounds, 1e-6)).toBe(true);
+  });
+
+  it('orders a right-to-left line from right to left', () => {
+    const layout = layoutTitle(
+      options('تعلم البرمجة اليوم', { direction: 'rtl', align: 'right', maxLines: 1 }),
+    );
+    const [line] = layout.lines;
+    const xs = line!.pieces.map((p) => p.x);
+    expect(line!.pieces.map((p) => p.text)).toEqual(['اليوم', 'البرمجة', 'تعلم']);
+    expect([...xs].sort((a, b) => a - b)).toEqual(xs);
+  });
+
+  it('never lets the ink of two lines touch', () => {
+    const tall: MeasurePiece = (text) => ({
+      advance: text.length * 0.5,
+      inkLeft: 0,
+      inkRight: text.length * 0.5,
+      inkTop: 1.1,
+      inkBottom: 0.5,
+    });
+    const layout = layoutTitle(
+      options('one two three four five six', { measure: tall, maxLines: 3, leading: 0.9 }),
+    );
+    for (let i = 1; i < layout.lines.length; i++) {
+      const above = layout.lines[i - 1]!.ink;
+      expect(layout.lines[i]!.ink.y).toBeGreaterThanOrEqual(above.y + above.height);
+    }
+  });
+
+  it('draws line bars and emphasis plates where the style asks', () => {
+    const layout = layoutTitle(
+      options('BREAKING news tonight', {
+        emphasis: new Set([0]),
+        emphasisPlate: { x: 0.1, y: 0.1 },
+        linePlate: { x: 0.2, y: 0.1 },
+      }),
+    );
+    expect(layout.lines.every((l) => l.plate !== null)).toBe(true);
+    expect(layout.emphasisPlates).toHaveLength(1);
   });
 });

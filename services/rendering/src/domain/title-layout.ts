@@ -1,4 +1,4 @@
-import type { TitlePiece } from './text.js';
+import { pieceDirection, visualOrder, type Direction, type TitlePiece } from './text.js';
 
 export interface Rect {
   x: number;
@@ -7,128 +7,228 @@ export interface Rect {
   height: number;
 }
 
+export type Align = 'left' | 'centre' | 'right';
+export type VerticalAlign = 'top' | 'middle' | 'bottom';
+
 /**
- * Width in em (at a font size of 1) of a piece or of a single space; widths scale linearly with the
- * size. Only ever called with those strings, so a renderer can measure them all beforehand.
+ * What shaping a piece of text yields, in em (at a font size of 1): the pen advance, and the inked
+ * area relative to the pen origin on the baseline (`inkTop` above it, `inkBottom` below it).
  */
-export type Measure = (text: string) => number;
+export interface PieceMetrics {
+  advance: number;
+  inkLeft: number;
+  inkRight: number;
+  inkTop: number;
+  inkBottom: number;
+}
+
+/** Measures text as it will be drawn; `emphasis` pieces may use another face. Synchronous and cheap. */
+export type MeasurePiece = (text: string, emphasis: boolean) => PieceMetrics;
+
+/**
+ * Extra room, in em, around pieces drawn on a plate: the emphasis highlight, or a bar under every
+ * line. The plate is part of the title and must fit the box too.
+ */
+export interface Plate {
+  x: number;
+  y: number;
+}
 
 export interface TitleLayoutOptions {
   pieces: TitlePiece[];
-  measure: Measure;
-  /** Width and height available to the title block, in pixels. */
-  box: { width: number; height: number };
-  /** The largest font size worth using: short titles stop growing here. */
+  /** Indices of the pieces to emphasise. */
+  emphasis: ReadonlySet<number>;
+  measure: MeasurePiece;
+  /** Where the title must stay, in canvas pixels. */
+  box: Rect;
+  align: Align;
+  verticalAlign: VerticalAlign;
+  direction: Direction;
+  /**
+   * `block`: every line the same size. `stack`: every line scaled to the full width (within
+   * `stackRange` of the smallest), the poster look.
+   */
+  mode: 'block' | 'stack';
   maxFontSize: number;
   /** Below this size a title may use up to `longTitleMaxLines` lines. */
   minFontSize: number;
-  /** Line count for an ordinary title (default 4). */
-  maxLines?: number;
-  /** Line count allowed when even `maxLines` would fall below `minFontSize` (default 7). */
-  longTitleMaxLines?: number;
-  /** Baseline-to-baseline distance in em (default 1.06). */
-  lineHeight?: number;
-  /** Height of one line's ink, ascenders to descenders, in em (default 1.15). */
-  inkHeight?: number;
+  maxLines: number;
+  longTitleMaxLines: number;
+  /** Minimum baseline-to-baseline distance in em. */
+  leading: number;
+  /** Minimum clear space between the ink of two lines, in em. */
+  lineGap: number;
+  /** Largest ratio between line sizes in `stack` mode. */
+  stackRange?: number;
+  /** Room for the emphasis highlight plate, when the style draws one. */
+  emphasisPlate?: Plate | null;
+  /** Room for a plate behind every line, when the style draws one. */
+  linePlate?: Plate | null;
+  /** Room kept on every side of the ink for an outline, in em. */
+  outline?: number;
+}
+
+export interface PlacedPiece {
+  /** Index in the (possibly split) piece list of the layout. */
+  index: number;
+  text: string;
+  emphasis: boolean;
+  line: number;
+  /** Pen origin on the baseline, canvas pixels. */
+  x: number;
+  baseline: number;
+  size: number;
+  metrics: PieceMetrics;
+}
+
+export interface PlacedLine {
+  size: number;
+  baseline: number;
+  /** Visual left to right. */
+  pieces: PlacedPiece[];
+  /** The ink of the line, outline included, in canvas pixels. */
+  ink: Rect;
+  /** The line's plate, when the style draws one behind every line. */
+  plate: Rect | null;
 }
 
 export interface TitleLayout {
-  lines: string[];
-  /** Measured width of each line in pixels at `fontSize`. */
-  lineWidths: number[];
-  fontSize: number;
-  /** Baseline-to-baseline distance in pixels. */
-  lineAdvance: number;
-  /** The block's expected size in pixels; it never exceeds the box. */
-  width: number;
-  height: number;
-  /** The line drawn in the emphasis colour, or null for a single line. */
-  emphasisLine: number | null;
+  lines: PlacedLine[];
+  pieces: PlacedPiece[];
+  /** Highlight plates behind runs of emphasised pieces. */
+  emphasisPlates: Rect[];
+  /** Everything the title draws (ink, outline, plates), in canvas pixels: inside the box. */
+  bounds: Rect;
+  /** The smallest line size in pixels. */
+  minSize: number;
+  /** Whether the pieces had to be split inside a word to fit. */
+  splitWords: boolean;
 }
 
-interface Breaking {
-  /** Index of the first piece of each line. */
-  starts: number[];
-  /** Widest line in em. */
-  widest: number;
+interface Measured {
+  piece: TitlePiece;
+  emphasis: boolean;
+  metrics: PieceMetrics;
+  direction: Direction | null;
 }
+
+interface LineShape {
+  /** Visual order of the line's pieces. */
+  order: number[];
+  /** Pen offset of each piece (same order as `order`), in em. */
+  offsets: number[];
+  /** Extents in em relative to the pen origin of the line (first visual piece) and baseline. */
+  left: number;
+  right: number;
+  top: number;
+  bottom: number;
+}
+
+const EPSILON = 1e-9;
 
 /**
- * Lays a title out in its box: for each line count up to the maximum, the most balanced breaking
- * (the widest line as narrow as possible), then the largest font size at which that breaking fits
- * both the box width and height; the line count giving the largest size wins, fewer lines on a near
- * tie. Pieces wider than the box even at the minimum size are split between characters.
+ * Lays a title out in its box. For each line count up to the maximum it finds the most balanced
+ * breaking (the widest line as narrow as possible, then the most even), sizes the lines so the
+ * exact shaped ink fits both the width and the height, and keeps the line count whose smallest line
+ * is largest (fewer lines on a near tie). Pieces too wide for a line even at the minimum size are cut
+ * between graphemes. Everything drawn, plates and outlines included, stays inside the box.
  */
 export function layoutTitle(options: TitleLayoutOptions): TitleLayout {
-  const { box, maxFontSize, minFontSize, measure } = options;
-  const maxLines = options.maxLines ?? 4;
-  const longTitleMaxLines = options.longTitleMaxLines ?? 7;
-  const lineHeight = options.lineHeight ?? 1.06;
-  const inkHeight = options.inkHeight ?? 1.15;
-  const measured = splitOverwide(options.pieces, measure, box.width / minFontSize);
+  const { box, minFontSize } = options;
+  const outline = options.outline ?? 0;
+  const space = options.measure(' ', false).advance;
+  const { measured, splitWords } = measurePieces(options, box.width / minFontSize);
   if (measured.length === 0) throw new Error('a title needs at least one visible character');
-  const pieces = measured.map((m) => m.piece);
-  const widths = measured.map((m) => m.width);
-  const space = measure(' ');
-  const sizeFor = (lines: number, widest: number) =>
-    Math.min(maxFontSize, box.width / widest, box.height / ((lines - 1) * lineHeight + inkHeight));
+  const widths = measured.map((m) => m.metrics.advance);
 
-  let best: { breaking: Breaking; size: number } | null = null;
+  type Candidate = { starts: number[]; sizes: number[]; shapes: LineShape[]; score: number };
+  let best: Candidate | null = null;
   const consider = (lines: number) => {
-    if (lines > pieces.length) return;
-    const breaking = balancedBreaking(widths, pieces, space, lines);
-    const size = sizeFor(lines, breaking.widest);
+    if (lines > measured.length) return;
+    const starts = balancedBreaking(widths, measured, space, lines);
+    const shapes = starts.map((start, i) =>
+      lineShape(measured, space, start, starts[i + 1] ?? measured.length, options, outline),
+    );
+    const sizes = sizeLines(shapes, options);
+    const score = Math.min(...sizes);
     // A further line must buy a clearly larger size to be worth it.
-    if (!best || size > best.size * 1.04) best = { breaking, size };
+    if (!best || score > best.score * 1.04) best = { starts, sizes, shapes, score };
   };
-  for (let lines = 1; lines <= maxLines; lines++) consider(lines);
-  if (best!.size < minFontSize)
-    for (let lines = maxLines + 1; lines <= longTitleMaxLines; lines++) consider(lines);
+  for (let lines = 1; lines <= options.maxLines; lines++) consider(lines);
+  if (best!.score < minFontSize) {
+    for (let lines = options.maxLines + 1; lines <= options.longTitleMaxLines; lines++) consider(lines);
+  }
+  const chosen = best!;
+  return place(chosen.shapes, chosen.sizes, measured, options, splitWords);
+}
 
-  const { breaking, size } = best!;
-  const fontSize = Math.floor(size * 100) / 100;
-  const lines: string[] = [];
-  const lineWidths: number[] = [];
-  breaking.starts.forEach((start, i) => {
-    const end = breaking.starts[i + 1] ?? pieces.length;
-    lines.push(joinPieces(pieces.slice(start, end)));
-    lineWidths.push(lineWidth(widths, pieces, space, start, end) * fontSize);
+function measurePieces(
+  options: TitleLayoutOptions,
+  maxEm: number,
+): { measured: Measured[]; splitWords: boolean } {
+  const measured: Measured[] = [];
+  let splitWords = false;
+  options.pieces.forEach((piece, index) => {
+    const emphasis = options.emphasis.has(index);
+    const metrics = options.measure(piece.text, emphasis);
+    const direction = pieceDirection(piece.text);
+    if (metrics.inkRight - Math.min(0, metrics.inkLeft) <= maxEm) {
+      measured.push({ piece, emphasis, metrics, direction });
+      return;
+    }
+    splitWords = true;
+    for (const [i, text] of splitToWidth(piece.text, maxEm, (t) => options.measure(t, emphasis)).entries()) {
+      measured.push({
+        piece: { text, spaceBefore: i === 0 && piece.spaceBefore },
+        emphasis,
+        metrics: options.measure(text, emphasis),
+        direction,
+      });
+    }
   });
-  return {
-    lines,
-    lineWidths,
-    fontSize,
-    lineAdvance: fontSize * lineHeight,
-    width: Math.max(...lineWidths),
-    height: ((lines.length - 1) * lineHeight + inkHeight) * fontSize,
-    emphasisLine: lines.length > 1 ? lines.length - 1 : null,
+  return { measured, splitWords };
+}
+
+const graphemes = new Intl.Segmenter('und', { granularity: 'grapheme' });
+
+/** Cuts text into the fewest runs of whole graphemes whose measured ink each fits `maxEm`. */
+function splitToWidth(text: string, maxEm: number, measure: (t: string) => PieceMetrics): string[] {
+  const chars = Array.from(graphemes.segment(text), (s) => s.segment);
+  const fits = (t: string) => {
+    const m = measure(t);
+    return m.inkRight - Math.min(0, m.inkLeft) <= maxEm;
   };
+  const runs: string[] = [];
+  let start = 0;
+  while (start < chars.length) {
+    // The longest prefix that fits, by bisection (widths grow with length); at least one grapheme.
+    let lo = start + 1;
+    let hi = chars.length;
+    while (lo < hi) {
+      const mid = Math.ceil((lo + hi) / 2);
+      if (fits(chars.slice(start, mid).join(''))) lo = mid;
+      else hi = mid - 1;
+    }
+    runs.push(chars.slice(start, lo).join(''));
+    start = lo;
+  }
+  return runs;
 }
 
-export function joinPieces(pieces: TitlePiece[]): string {
-  return pieces.map((p, i) => (i > 0 && p.spaceBefore ? ' ' : '') + p.text).join('');
-}
-
-function lineWidth(
-  widths: number[],
-  pieces: TitlePiece[],
-  space: number,
-  start: number,
-  end: number,
-): number {
+function advanceWidth(widths: number[], measured: Measured[], space: number, start: number, end: number) {
   let total = 0;
-  for (let i = start; i < end; i++) total += widths[i]! + (i > start && pieces[i]!.spaceBefore ? space : 0);
+  for (let i = start; i < end; i++)
+    total += widths[i]! + (i > start && measured[i]!.piece.spaceBefore ? space : 0);
   return total;
 }
 
 /**
- * Minimises the widest line over all ways of cutting the pieces into exactly `lines` lines; among
- * equally wide solutions the most even one (smallest sum of squared widths) wins. O(lines · n²).
+ * Cuts the pieces into exactly `lines` lines minimising the widest line; among equally wide
+ * solutions the most even one (smallest sum of squared widths) wins. O(lines · n²).
  */
-function balancedBreaking(widths: number[], pieces: TitlePiece[], space: number, lines: number): Breaking {
-  const n = pieces.length;
+function balancedBreaking(widths: number[], measured: Measured[], space: number, lines: number): number[] {
+  const n = measured.length;
   type Cost = { widest: number; squares: number; previous: number };
-  // cost[k][j]: the first j pieces in k lines.
   const cost: (Cost | undefined)[][] = Array.from(
     { length: lines + 1 },
     () => new Array<Cost | undefined>(n + 1),
@@ -140,7 +240,7 @@ function balancedBreaking(widths: number[], pieces: TitlePiece[], space: number,
       for (let i = k - 1; i < j; i++) {
         const before = cost[k - 1]![i];
         if (!before) continue;
-        const w = lineWidth(widths, pieces, space, i, j);
+        const w = advanceWidth(widths, measured, space, i, j);
         const candidate = {
           widest: Math.max(before.widest, w),
           squares: before.squares + w * w,
@@ -148,8 +248,8 @@ function balancedBreaking(widths: number[], pieces: TitlePiece[], space: number,
         };
         if (
           !bestCost ||
-          candidate.widest < bestCost.widest - 1e-9 ||
-          (Math.abs(candidate.widest - bestCost.widest) <= 1e-9 && candidate.squares < bestCost.squares)
+          candidate.widest < bestCost.widest - EPSILON ||
+          (Math.abs(candidate.widest - bestCost.widest) <= EPSILON && candidate.squares < bestCost.squares)
         ) {
           bestCost = candidate;
         }
@@ -164,37 +264,201 @@ function balancedBreaking(widths: number[], pieces: TitlePiece[], space: number,
     starts.unshift(entry.previous);
     j = entry.previous;
   }
-  return { starts, widest: cost[lines]![n]!.widest };
+  return starts;
 }
 
-const graphemes = new Intl.Segmenter('und', { granularity: 'grapheme' });
-
-/**
- * Cuts a piece wider than `maxEm` into runs of whole characters that each fit, estimating each
- * character as an equal share of the piece's width.
- */
-function splitOverwide(
-  pieces: TitlePiece[],
-  measure: Measure,
-  maxEm: number,
-): Array<{ piece: TitlePiece; width: number }> {
-  const out: Array<{ piece: TitlePiece; width: number }> = [];
-  for (const piece of pieces) {
-    const width = measure(piece.text);
-    if (width <= maxEm) {
-      out.push({ piece, width });
-      continue;
+/** A line's pieces in visual order with their pen offsets and exact extents, plates included. */
+function lineShape(
+  measured: Measured[],
+  space: number,
+  start: number,
+  end: number,
+  options: TitleLayoutOptions,
+  outline: number,
+): LineShape {
+  const logical = measured.slice(start, end);
+  const order = visualOrder(
+    logical.map((m) => m.direction),
+    options.direction,
+  ).map((i) => i + start);
+  const offsets: number[] = [];
+  let pen = 0;
+  let left = Infinity;
+  let right = -Infinity;
+  let top = 0;
+  let bottom = 0;
+  const emphasisPlate = options.emphasisPlate;
+  order.forEach((index, position) => {
+    const m = measured[index]!;
+    // Spaces sit between visual neighbours: a piece that followed a space logically still does.
+    if (position > 0) {
+      const previous = order[position - 1]!;
+      const spaced =
+        Math.max(index, previous) > start && measured[Math.max(index, previous)]!.piece.spaceBefore;
+      if (spaced) pen += space;
     }
-    const chars = Array.from(graphemes.segment(piece.text), (s) => s.segment);
-    const perChar = width / chars.length;
-    const perRun = Math.max(1, Math.floor(maxEm / perChar));
-    for (let i = 0; i < chars.length; i += perRun) {
-      const run = chars.slice(i, i + perRun);
-      out.push({
-        piece: { text: run.join(''), spaceBefore: i === 0 && piece.spaceBefore },
-        width: run.length * perChar,
-      });
-    }
+    offsets.push(pen);
+    const { inkLeft, inkRight, inkTop, inkBottom } = m.metrics;
+    const padX = m.emphasis && emphasisPlate ? emphasisPlate.x : 0;
+    const padY = m.emphasis && emphasisPlate ? emphasisPlate.y : 0;
+    left = Math.min(left, pen + inkLeft - padX - outline);
+    right = Math.max(right, pen + inkRight + padX + outline);
+    top = Math.max(top, inkTop + padY + outline);
+    bottom = Math.max(bottom, inkBottom + padY + outline);
+    pen += m.metrics.advance;
+  });
+  if (options.linePlate) {
+    left -= options.linePlate.x;
+    right += options.linePlate.x;
+    top += options.linePlate.y;
+    bottom += options.linePlate.y;
   }
-  return out;
+  return { order, offsets, left, right, top, bottom };
+}
+
+/** Total height in em-weighted pixels of lines at the given sizes, with their gaps. */
+function stackHeight(shapes: LineShape[], sizes: number[], options: TitleLayoutOptions): number {
+  let height = shapes[0]!.top * sizes[0]!;
+  for (let i = 1; i < shapes.length; i++) height += baselineStep(shapes, sizes, i, options);
+  return height + shapes.at(-1)!.bottom * sizes.at(-1)!;
+}
+
+/** Baseline-to-baseline distance from line i - 1 to line i. */
+function baselineStep(shapes: LineShape[], sizes: number[], i: number, options: TitleLayoutOptions): number {
+  const above = sizes[i - 1]!;
+  const below = sizes[i]!;
+  const clear =
+    shapes[i - 1]!.bottom * above + options.lineGap * Math.min(above, below) + shapes[i]!.top * below;
+  return Math.max(options.leading * below, clear);
+}
+
+function sizeLines(shapes: LineShape[], options: TitleLayoutOptions): number[] {
+  const { box, maxFontSize } = options;
+  const widthFits = shapes.map((s) => box.width / Math.max(EPSILON, s.right - s.left));
+  let sizes: number[];
+  if (options.mode === 'stack' && shapes.length > 1) {
+    const range = options.stackRange ?? 1.6;
+    const smallest = Math.min(maxFontSize, ...widthFits);
+    sizes = widthFits.map((w) => Math.min(w, smallest * range, maxFontSize * range));
+  } else {
+    const size = Math.min(maxFontSize, ...widthFits);
+    sizes = shapes.map(() => size);
+  }
+  const height = stackHeight(shapes, sizes, options);
+  if (height > box.height) {
+    const f = box.height / height;
+    sizes = sizes.map((s) => s * f);
+  }
+  // Rounded down to a hundredth of a pixel so rounding never pushes ink past the box.
+  return sizes.map((s) => Math.floor(s * 100) / 100);
+}
+
+function place(
+  shapes: LineShape[],
+  sizes: number[],
+  measured: Measured[],
+  options: TitleLayoutOptions,
+  splitWords: boolean,
+): TitleLayout {
+  const { box, align, verticalAlign } = options;
+  const height = stackHeight(shapes, sizes, options);
+  const top =
+    verticalAlign === 'top'
+      ? box.y
+      : verticalAlign === 'bottom'
+        ? box.y + box.height - height
+        : box.y + (box.height - height) / 2;
+  const lines: PlacedLine[] = [];
+  const pieces: PlacedPiece[] = [];
+  let baseline = top + shapes[0]!.top * sizes[0]!;
+  shapes.forEach((shape, lineIndex) => {
+    const size = sizes[lineIndex]!;
+    if (lineIndex > 0) baseline += baselineStep(shapes, sizes, lineIndex, options);
+    const width = (shape.right - shape.left) * size;
+    const inkLeft =
+      align === 'left'
+        ? box.x
+        : align === 'right'
+          ? box.x + box.width - width
+          : box.x + (box.width - width) / 2;
+    const origin = inkLeft - shape.left * size;
+    const linePieces = shape.order.map((index, position) => {
+      const m = measured[index]!;
+      const placed: PlacedPiece = {
+        index,
+        text: m.piece.text,
+        emphasis: m.emphasis,
+        line: lineIndex,
+        x: origin + shape.offsets[position]! * size,
+        baseline,
+        size,
+        metrics: m.metrics,
+      };
+      return placed;
+    });
+    pieces.push(...linePieces);
+    const ink = {
+      x: inkLeft,
+      y: baseline - shape.top * size,
+      width,
+      height: (shape.top + shape.bottom) * size,
+    };
+    lines.push({ size, baseline, pieces: linePieces, ink, plate: options.linePlate ? ink : null });
+  });
+  return {
+    lines,
+    pieces: pieces.sort((a, b) => a.index - b.index),
+    emphasisPlates: emphasisPlates(lines, options),
+    bounds: union(lines.map((l) => l.ink)),
+    minSize: Math.min(...sizes),
+    splitWords,
+  };
+}
+
+/** One plate per run of visually adjacent emphasised pieces on a line, spanning their ink. */
+function emphasisPlates(lines: PlacedLine[], options: TitleLayoutOptions): Rect[] {
+  const plate = options.emphasisPlate;
+  if (!plate) return [];
+  const outline = options.outline ?? 0;
+  const plates: Rect[] = [];
+  for (const line of lines) {
+    let run: PlacedPiece[] = [];
+    const flush = () => {
+      if (run.length === 0) return;
+      const s = line.size;
+      const left = Math.min(...run.map((p) => p.x + p.metrics.inkLeft * s)) - (plate.x + outline) * s;
+      const right = Math.max(...run.map((p) => p.x + p.metrics.inkRight * s)) + (plate.x + outline) * s;
+      const top = line.ink.y + (options.linePlate ? options.linePlate.y * s : 0);
+      const bottom = line.ink.y + line.ink.height - (options.linePlate ? options.linePlate.y * s : 0);
+      plates.push({ x: left, y: top, width: right - left, height: bottom - top });
+      run = [];
+    };
+    for (const piece of line.pieces) {
+      if (piece.emphasis) run.push(piece);
+      else flush();
+    }
+    flush();
+  }
+  return plates;
+}
+
+export function union(rects: Rect[]): Rect {
+  const x = Math.min(...rects.map((r) => r.x));
+  const y = Math.min(...rects.map((r) => r.y));
+  const right = Math.max(...rects.map((r) => r.x + r.width));
+  const bottom = Math.max(...rects.map((r) => r.y + r.height));
+  return { x, y, width: right - x, height: bottom - y };
+}
+
+export function intersects(a: Rect, b: Rect): boolean {
+  return a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height;
+}
+
+export function contains(outer: Rect, inner: Rect, tolerance = 0): boolean {
+  return (
+    inner.x >= outer.x - tolerance &&
+    inner.y >= outer.y - tolerance &&
+    inner.x + inner.width <= outer.x + outer.width + tolerance &&
+    inner.y + inner.height <= outer.y + outer.height + tolerance
+  );
 }

@@ -1,20 +1,42 @@
 import { LIMITS } from '@thumbforge/contracts';
 import sharp from 'sharp';
-import type { Rgb } from '../domain/index.js';
+import { profileReferences, type Pixels, type ReferenceProfile } from '../domain/index.js';
+import { digest } from './digest.js';
+import { LruCache } from './lru.js';
 
-/** The dominant and the mean colour of each reference image, for the palette. */
-export async function referenceColours(images: Buffer[]): Promise<Rgb[]> {
-  const perImage = await Promise.all(
-    images.map(async (image) => {
-      const stats = await sharp(image, { failOn: 'error', limitInputPixels: LIMITS.maxInputPixels }).stats();
-      // Greyscale images have one colour channel (plus perhaps alpha), colour ones three.
-      const means = stats.channels.map((c) => Math.round(c.mean));
-      const mean =
-        stats.channels.length >= 3
-          ? { r: means[0]!, g: means[1]!, b: means[2]! }
-          : { r: means[0]!, g: means[0]!, b: means[0]! };
-      return [stats.dominant, mean];
-    }),
+/** Each reference is analysed at this width: enough for colours, brightness and where text sits. */
+const ANALYSIS_WIDTH = 64;
+
+const profiles = new LruCache<Promise<ReferenceProfile>>(256);
+
+/** A reference image shrunk to a small RGB grid with its own aspect ratio. */
+export async function referencePixels(image: Buffer): Promise<Pixels> {
+  const { autoOrient } = await sharp(image, { limitInputPixels: LIMITS.maxInputPixels }).metadata();
+  const height = Math.max(
+    16,
+    Math.min(128, Math.round((ANALYSIS_WIDTH * autoOrient.height) / autoOrient.width)),
   );
-  return perImage.flat();
+  const data = await sharp(image, {
+    failOn: 'error',
+    limitInputPixels: LIMITS.maxInputPixels,
+    autoOrient: true,
+  })
+    .resize(ANALYSIS_WIDTH, height, { fit: 'fill' })
+    .removeAlpha()
+    .toColourspace('srgb')
+    .raw()
+    .toBuffer();
+  return { data: new Uint8Array(data), width: ANALYSIS_WIDTH, height };
+}
+
+/** The profile of a reference set; a saved set comes back with every job that names it, so it is kept. */
+export function referenceProfile(images: Buffer[]): Promise<ReferenceProfile> {
+  const key = images.map(digest).join(',');
+  let profile = profiles.get(key);
+  if (!profile) {
+    profile = Promise.all(images.map(referencePixels)).then(profileReferences);
+    profiles.set(key, profile);
+    profile.catch(() => profiles.delete(key));
+  }
+  return profile;
 }

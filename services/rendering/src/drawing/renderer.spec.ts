@@ -1,6 +1,14 @@
-import sharp from 'sharp';
+import { CATEGORIES, type Category } from '@thumbforge/contracts';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { distance, jobSpec, logoImage, photoImage, pixels, solidImage } from '../../test/support/fixtures.js';
+import { jobSpec, logoImage, photoImage, solidImage } from '../../test/support/fixtures.js';
+import {
+  changedBounds,
+  decode,
+  meanDifference,
+  pixelAt,
+  renderedContrast,
+} from '../../test/support/pixels.js';
+import { durationBadgeZone, intersects, saturation, type Rgb } from '../domain/index.js';
 import { Renderer } from './renderer.js';
 
 const renderer = new Renderer();
@@ -11,117 +19,226 @@ beforeAll(async () => {
   [photo, logo] = await Promise.all([photoImage(), logoImage()]);
 });
 
-describe('Renderer: content', () => {
-  let withoutLogo: ReturnType<typeof pixels> | undefined;
+const green = (p: Rgb) => p.g > 150 && Math.max(p.r, p.b) < 110;
 
-  it('draws the photo as the subject on the far side of the title', async () => {
-    const job = jobSpec({ outputFormat: 'png' });
-    const img = await pixels((await renderer.render(job, { photo })).image);
-    const plain = await pixels((await renderer.render(job, {})).image);
-    // The right third is photo: green there, and not what the background has there.
-    for (const [x, y] of [
-      [1150, 120],
-      [1200, 650],
-      [1000, 60],
-    ] as const) {
-      const [r, g, b] = img.at(x, y);
-      expect(g).toBeGreaterThan(150);
-      expect(Math.max(r, b)).toBeLessThan(90);
-      expect(distance(img.at(x, y), plain.at(x, y))).toBeGreaterThan(100);
-    }
-    // Its edge facing the title is faded: the far left of the photo slot is mostly background.
-    const [, gEdge] = img.at(Math.round(1280 * 0.54) + 2, 360);
-    expect(gEdge).toBeLessThan(img.at(1150, 360)[1]);
-  });
-
-  it('mirrors the scene for a right-to-left title: photo on the left', async () => {
-    const img = await pixels(
-      (await renderer.render(jobSpec({ title: 'مرحبا بالعالم', outputFormat: 'png' }), { photo })).image,
-    );
-    expect(img.at(100, 100)[1]).toBeGreaterThan(150);
-    expect(img.at(1200, 100)[1]).toBeLessThan(150);
-  });
-
-  it.each(['top-left', 'top-right', 'bottom-left', 'bottom-right'] as const)(
-    'overlays the logo last at its %s corner',
-    async (position) => {
-      const job = jobSpec({ outputFormat: 'png', logo: { key: 'k', position, size: 0.2, dropShadow: true } });
-      const withLogo = await pixels((await renderer.render(job, { logo, photo })).image);
-      withoutLogo ??= pixels((await renderer.render({ ...job, logo: null }, { photo })).image);
-      const without = await withoutLogo;
-      // 20 % of 1280 = 256 px wide, 128 px tall, 25 px from the edges.
-      const cx = position.endsWith('left') ? 25 + 128 : 1280 - 25 - 128;
-      const cy = position.startsWith('top') ? 25 + 64 : 720 - 25 - 64;
-      expect(distance(withLogo.at(cx, cy), [255, 0, 255])).toBeLessThan(20);
-      expect(distance(without.at(cx, cy), [255, 0, 255])).toBeGreaterThan(60);
+describe('Renderer: the title', () => {
+  it.each(CATEGORIES)(
+    '%s: the title reads at 4.5:1 or more, measured on the rendered pixels',
+    async (category) => {
+      const job = jobSpec({
+        category: category as Category,
+        outputFormat: 'png',
+        title: 'The 7 Habits Nobody Tells You About',
+      });
+      const composition = await renderer.compose(job, {}, { keepBackdrop: true });
+      const rendered = await decode((await renderer.render(job, {})).image);
+      expect(rendered.data.equals(composition.canvas.data)).toBe(true);
+      const { worst, textPixels } = renderedContrast(composition, rendered);
+      expect(textPixels).toBeGreaterThan(500);
+      expect(worst).toBeGreaterThanOrEqual(4.5);
     },
   );
 
-  it('casts the logo shadow only when asked', async () => {
-    const placement = { key: 'k', position: 'top-left' as const, size: 0.2, dropShadow: true };
-    const shadowed = await pixels(
-      (await renderer.render(jobSpec({ outputFormat: 'png', logo: placement }), { logo })).image,
-    );
-    const flat = await pixels(
-      (
-        await renderer.render(jobSpec({ outputFormat: 'png', logo: { ...placement, dropShadow: false } }), {
-          logo,
-        })
-      ).image,
-    );
-    // Just below the logo's bottom edge, towards its right end.
-    const below: [number, number] = [25 + 200, 25 + 128 + 4];
-    const sum = (p: [number, number, number]) => p[0] + p[1] + p[2];
-    expect(sum(shadowed.at(...below))).toBeLessThan(sum(flat.at(...below)));
+  it('keeps everything it draws inside the title box (plus its shadow) and off the duration badge', async () => {
+    const job = jobSpec({ category: 'gaming', title: 'I Beat Minecraft Hardcore Without Dying Once' });
+    const composition = await renderer.compose(job, {}, { keepBackdrop: true });
+    const changed = changedBounds(composition.backdrop!, composition.canvas)!;
+    const box = composition.design.template.titleBox;
+    const room = composition.design.layout!.minSize * 0.2;
+    expect(changed.x).toBeGreaterThanOrEqual(box.x - room);
+    expect(changed.y).toBeGreaterThanOrEqual(box.y - room);
+    expect(changed.x + changed.width).toBeLessThanOrEqual(box.x + box.width + room);
+    expect(changed.y + changed.height).toBeLessThanOrEqual(box.y + box.height + room);
+    expect(intersects(changed, durationBadgeZone(composition.canvas))).toBe(false);
   });
 
-  it('draws a big, bright title over the dark side', async () => {
-    const img = await pixels(
-      (await renderer.render(jobSpec({ title: 'Big Title', outputFormat: 'png' }), {})).image,
-    );
-    let bright = 0;
-    for (let y = 0; y < 720; y += 4)
-      for (let x = 0; x < 1280; x += 4) if (Math.min(...img.at(x, y)) > 225) bright++;
-    // Over 5 % of the sampled pixels are near-white title ink.
-    expect(bright).toBeGreaterThan((320 * 180) / 20);
+  it('sets titles big enough to read in a feed (capitals at least 6.5 % of the height)', async () => {
+    for (const title of [
+      'Big Title',
+      'How I Made $10,000 in 30 Days With a Boring Business',
+      'Learn Python Today',
+    ]) {
+      const { design } = await renderer.compose(jobSpec({ title }), {});
+      expect(design.capHeight / design.canvas.height).toBeGreaterThanOrEqual(0.065);
+    }
   });
 
-  it('takes its colours from the reference set', async () => {
-    const job = jobSpec({ outputFormat: 'png', title: 'Same Title' });
-    const red = await pixels(
-      (await renderer.render(job, { references: [await solidImage('#c81e1e')] })).image,
+  it('lays a right-to-left title out from the right: its first word furthest right', async () => {
+    const { design } = await renderer.compose(
+      jobSpec({ title: 'تعلم البرمجة في عشرة أيام', category: 'education-tutorial' }),
+      {},
     );
-    const blue = await pixels(
-      (await renderer.render(job, { references: [await solidImage('#1e3cc8')] })).image,
-    );
-    const [r1, , b1] = red.at(1200, 650);
-    const [r2, , b2] = blue.at(1200, 650);
-    expect(r1).toBeGreaterThan(b1);
-    expect(b2).toBeGreaterThan(r2);
+    const firstLine = design.layout!.lines[0]!;
+    const first = firstLine.pieces.find((p) => p.index === 0)!;
+    expect(Math.max(...firstLine.pieces.map((p) => p.x))).toBe(first.x);
+    expect(design.template.align).not.toBe('left');
+  });
+
+  it.each([
+    ['Arabic', 'أفضل وصفة بيتزا في العالم'],
+    ['Persian', 'سفر به ژاپن با بودجه کم'],
+    ['Hebrew', 'המתכון הטוב ביותר לפיצה'],
+    ['Devanagari', 'भारत की सबसे अच्छी यात्रा'],
+    ['Thai', 'เที่ยวญี่ปุ่นด้วยงบน้อย'],
+    ['Chinese', '我花了三十天学会做饭'],
+    ['Japanese', '東京で一番おいしいラーメン'],
+    ['Korean', '서울 최고의 맛집 여행'],
+    ['Greek and Cyrillic', 'Καλημέρα Привет мир'],
+    ['Vietnamese', 'Hướng dẫn nấu phở ngon nhất'],
+  ])('%s: every character has a glyph in a bundled font', async (_script, title) => {
+    const { design } = await renderer.compose(jobSpec({ title }), {});
+    expect(design.layout).not.toBeNull();
+    const shaper = (renderer as unknown as { shaper: import('./shaper.js').Shaper }).shaper;
+    for (const piece of design.layout!.pieces) {
+      const font = piece.emphasis ? design.emphasisFont : design.font;
+      const shaped = shaper.shape(piece.text, font, design.skew, design.context);
+      expect(shaped.glyphs.filter((g) => g.glyph === 0)).toEqual([]);
+    }
+  });
+
+  it('draws emoji in colour', async () => {
+    const job = jobSpec({ title: 'Spicy 🌶️ Noodles', category: 'news-commentary', outputFormat: 'png' });
+    const { canvas, design } = await renderer.compose(job, {});
+    const piece = design.layout!.pieces.find((p) => p.text.includes('🌶'))!;
+    let vivid = 0;
+    for (let dy = -piece.size * 0.6; dy < 0; dy += 2) {
+      for (let dx = 0; dx < piece.size * 0.8; dx += 2) {
+        const p = pixelAt(canvas, piece.x + dx, piece.baseline + dy);
+        if (saturation(p) > 0.6 && p.r > 150) vivid++;
+      }
+    }
+    expect(vivid).toBeGreaterThan(20);
   });
 
   it('renders markup-like and control characters literally', async () => {
     const title = '<b>Tom & "Jerry"</b> <span foreground="red">\u0007it\'s</span>';
-    const result = await renderer.render(jobSpec({ title }), {});
-    expect((await sharp(result.image).metadata()).width).toBe(1280);
-  });
-
-  it('renders a 200-character title and a single long word without overflowing', async () => {
-    for (const title of ['Word '.repeat(40).trim(), 'Supercalifragilistic'.repeat(5)]) {
-      const result = await renderer.render(jobSpec({ title, outputFormat: 'png' }), { photo });
-      expect((await sharp(result.image).metadata()).width).toBe(1280);
-    }
+    const { design } = await renderer.compose(jobSpec({ title }), {});
+    expect(design.layout!.pieces.map((p) => p.text).join(' ')).toContain('<B>TOM');
   });
 
   it('draws only the background for a title with no visible characters', async () => {
     const result = await renderer.render(jobSpec({ title: ' \t ' }), {});
-    expect((await sharp(result.image).metadata()).width).toBe(1280);
+    expect(result.width).toBe(1280);
+  });
+});
+
+describe('Renderer: photo', () => {
+  it('draws the photo as the subject on the far side of the title, faded into the scene', async () => {
+    const job = jobSpec({ outputFormat: 'png' });
+    const { canvas, design } = await renderer.compose(job, { photo });
+    const slot = design.template.photo!.rect;
+    expect(slot.x + slot.width).toBe(1280);
+    for (const [x, y] of [
+      [1180, 120],
+      [1200, 650],
+      [slot.x + slot.width * 0.7, 360],
+    ] as const) {
+      expect(green(pixelAt(canvas, x, y))).toBe(true);
+    }
+    // The inner edge is blended: background there, photo further in.
+    expect(pixelAt(canvas, slot.x + 1, 360).g).toBeLessThan(
+      pixelAt(canvas, slot.x + slot.width * 0.7, 360).g - 60,
+    );
+    expect(intersects(design.layout!.bounds, { ...slot, x: slot.x + slot.width * 0.1 })).toBe(false);
   });
 
-  it('is deterministic: the same job renders to the same bytes', async () => {
-    const job = jobSpec({ logo: { key: 'k', position: 'bottom-right', size: 0.15, dropShadow: true } });
+  it('mirrors the scene for a right-to-left title: photo on the left', async () => {
+    const { canvas } = await renderer.compose(jobSpec({ title: 'مرحبا بالعالم' }), { photo });
+    expect(green(pixelAt(canvas, 100, 100))).toBe(true);
+    expect(green(pixelAt(canvas, 1200, 100))).toBe(false);
+  });
+
+  it('puts the photo below the title on the square format', async () => {
+    const { canvas } = await renderer.compose(jobSpec({ format: 'instagram' }), { photo });
+    expect(green(pixelAt(canvas, 512, 980))).toBe(true);
+    expect(green(pixelAt(canvas, 512, 60))).toBe(false);
+  });
+});
+
+describe('Renderer: logo', () => {
+  it.each(['top-left', 'top-right', 'bottom-left', 'bottom-right'] as const)(
+    'draws the logo last at its %s corner, clear of the title',
+    async (position) => {
+      const job = jobSpec({ format: 'x', logo: { key: 'k', position, size: 0.2, dropShadow: true } });
+      const { canvas, logo: rect, design } = await renderer.compose(job, { logo, photo });
+      // 20 % of 1200 = 240 px wide, 120 px tall, 24 px from the edges.
+      const cx = position.endsWith('left') ? 24 + 120 : 1200 - 24 - 120;
+      const cy = position.startsWith('top') ? 24 + 60 : 675 - 24 - 60;
+      expect(pixelAt(canvas, cx, cy)).toEqual({ r: 255, g: 0, b: 255 });
+      expect(intersects(design.layout!.bounds, rect!)).toBe(false);
+    },
+  );
+
+  it('gives an inline logo sensible defaults: a top corner on YouTube, clear of the badge', async () => {
+    const { logo: rect } = await renderer.compose(jobSpec({ logo: null }), { logo });
+    expect(rect!.y).toBeLessThan(100);
+    expect(intersects(rect!, durationBadgeZone({ width: 1280, height: 720 }))).toBe(false);
+  });
+
+  it('casts the logo shadow only when asked', async () => {
+    const placement = { key: 'k', position: 'top-left' as const, size: 0.2, dropShadow: true };
+    const shadowed = (await renderer.compose(jobSpec({ logo: placement }), { logo })).canvas;
+    const flat = (await renderer.compose(jobSpec({ logo: { ...placement, dropShadow: false } }), { logo }))
+      .canvas;
+    const below = [25 + 200, 25 + 128 + 4] as const;
+    const sum = (p: Rgb) => p.r + p.g + p.b;
+    expect(sum(pixelAt(shadowed, ...below))).toBeLessThan(sum(pixelAt(flat, ...below)));
+  });
+});
+
+describe('Renderer: references', () => {
+  it('takes its colours from the reference set', async () => {
+    const job = jobSpec({ title: 'Same Title' });
+    const red = (await renderer.compose(job, { references: [await solidImage('#c81e1e')] })).canvas;
+    const blue = (await renderer.compose(job, { references: [await solidImage('#1e3cc8')] })).canvas;
+    const p1 = pixelAt(red, 1200, 80);
+    const p2 = pixelAt(blue, 1200, 80);
+    expect(p1.r).toBeGreaterThan(p1.b + 80);
+    expect(p2.b).toBeGreaterThan(p2.r + 80);
+  });
+});
+
+describe('Renderer: determinism and variety', () => {
+  it('renders the same job to the same bytes, with warm or cold caches', async () => {
+    const job = jobSpec({ logo: { key: 'k', position: 'bottom-left', size: 0.15, dropShadow: true } });
     const inputs = { photo, logo, references: [await solidImage('#0f766e')] };
     const [first, second] = await Promise.all([renderer.render(job, inputs), renderer.render(job, inputs)]);
+    const cold = await new Renderer().render(job, inputs);
     expect(first.image.equals(second.image)).toBe(true);
+    expect(first.image.equals(cold.image)).toBe(true);
+  });
+
+  it('gives different categories visibly different designs', async () => {
+    const categories = CATEGORIES.filter((c) => c !== 'auto');
+    const canvases = await Promise.all(
+      categories.map(
+        async (category) =>
+          (await renderer.compose(jobSpec({ category, title: 'The Same Title For All' }), {})).canvas,
+      ),
+    );
+    for (let i = 0; i < canvases.length; i++) {
+      for (let j = i + 1; j < canvases.length; j++) {
+        expect(
+          meanDifference(canvases[i]!, canvases[j]!),
+          `${categories[i]} vs ${categories[j]}`,
+        ).toBeGreaterThan(20);
+      }
+    }
+  });
+
+  it('gives different titles in one category different designs', async () => {
+    const titles = [
+      'Why Your Code Is Slow',
+      'The Future of AI Agents Is Here',
+      'I Built a SaaS in 7 Days',
+      'Stop Using Console Log',
+    ];
+    const canvases = await Promise.all(
+      titles.map(async (title) => (await renderer.compose(jobSpec({ title }), {})).canvas),
+    );
+    for (let i = 0; i < canvases.length; i++) {
+      for (let j = i + 1; j < canvases.length; j++)
+        expect(meanDifference(canvases[i]!, canvases[j]!)).toBeGreaterThan(8);
+    }
   });
 });

@@ -5,7 +5,13 @@ import sharp from 'sharp';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { jobSpec, logoImage, photoImage, solidImage } from '../../test/support/fixtures.js';
 import { FakeObjectStore, RecordingLog } from '../../test/support/fakes.js';
-import { Renderer, type RenderInputs } from '../drawing/index.js';
+import { Renderer } from '../drawing/index.js';
+import {
+  GenerationModelError,
+  LocalGenerationModel,
+  type GenerationInputs,
+  type GenerationModel,
+} from '../model/index.js';
 import { RenderOutcomes } from '../render-outcomes/render-outcomes.projection.js';
 import { RenderJobUseCase } from './render-job.usecase.js';
 
@@ -13,16 +19,16 @@ const NOW = new Date('2026-04-27T14:30:05Z');
 const RESERVED = 'evt_reserved_1';
 const IMAGE = Buffer.from('rendered image bytes');
 
-class StubRenderer {
-  readonly calls: Array<{ job: JobSpec; inputs: RenderInputs }> = [];
+class StubModel implements GenerationModel {
+  readonly calls: Array<{ job: JobSpec; inputs: GenerationInputs }> = [];
   constructor(private readonly behaviour: (job: JobSpec) => Promise<Buffer> = async () => IMAGE) {}
-  async render(job: JobSpec, inputs: RenderInputs) {
+  async generate(job: JobSpec, inputs: GenerationInputs) {
     this.calls.push({ job, inputs });
-    return { image: await this.behaviour(job), width: 1280, height: 720 };
+    return { image: await this.behaviour(job), width: 1280, height: 720, by: 'local' as const };
   }
 }
 
-function setup(renderer: StubRenderer | Renderer = new StubRenderer(), renderTimeoutMs = 60_000) {
+function setup(model: GenerationModel = new StubModel(), renderTimeoutMs = 60_000) {
   const log = new RecordingLog();
   const objects = new FakeObjectStore();
   const store = new MemoryProjectionStore();
@@ -34,9 +40,9 @@ function setup(renderer: StubRenderer | Renderer = new StubRenderer(), renderTim
     { now: () => NOW },
     createLogger({ logLevel: 'silent' }),
     outcomes,
-    renderer as Renderer,
+    model,
   );
-  return { log, objects, store, outcomes, useCase, renderer };
+  return { log, objects, store, outcomes, useCase, model };
 }
 
 describe('RenderJobUseCase', () => {
@@ -94,31 +100,31 @@ describe('RenderJobUseCase', () => {
   });
 
   it('does nothing on a re-delivery of the same reservation', async () => {
-    const renderer = new StubRenderer();
-    const { log, useCase } = setup(renderer);
+    const model = new StubModel();
+    const { log, useCase } = setup(model);
     await useCase.execute({ job, reservationEventId: RESERVED });
     const again = await useCase.execute({ job, reservationEventId: RESERVED });
     expect(again).toEqual({ status: 'already-rendered' });
     expect(log.appended).toHaveLength(1);
-    expect(renderer.calls).toHaveLength(1);
+    expect(model.calls).toHaveLength(1);
   });
 
   it('recognises an outcome it only knows from the log (after a restart)', async () => {
     const first = setup();
     await first.useCase.execute({ job, reservationEventId: RESERVED });
 
-    const renderer = new StubRenderer();
-    const restarted = setup(renderer);
+    const model = new StubModel();
+    const restarted = setup(model);
     await restarted.outcomes.apply(first.log.appended[0]!);
     expect(await restarted.useCase.execute({ job, reservationEventId: RESERVED })).toEqual({
       status: 'already-rendered',
     });
-    expect(renderer.calls).toHaveLength(0);
+    expect(model.calls).toHaveLength(0);
     expect(restarted.log.appended).toHaveLength(0);
   });
 
   it('fails the job when rendering exceeds the timeout', async () => {
-    const { log, objects, useCase } = setup(new StubRenderer(() => new Promise<Buffer>(() => undefined)), 25);
+    const { log, objects, useCase } = setup(new StubModel(() => new Promise<Buffer>(() => undefined)), 25);
     const result = await useCase.execute({ job, reservationEventId: RESERVED });
     expect(result).toEqual({ status: 'failed', error: 'Generation timed out after 25 ms' });
     expect(objects.objects.size).toBe(0);
@@ -144,7 +150,7 @@ describe('RenderJobUseCase', () => {
     try {
       let finish!: (image: Buffer) => void;
       const { log, objects, useCase } = setup(
-        new StubRenderer(() => new Promise<Buffer>((r) => (finish = r))),
+        new StubModel(() => new Promise<Buffer>((r) => (finish = r))),
         1000,
       );
       const pending = useCase.execute({ job, reservationEventId: RESERVED });
@@ -160,7 +166,7 @@ describe('RenderJobUseCase', () => {
   });
 
   it('fails the job with a readable reason when the renderer throws', async () => {
-    const { log, useCase } = setup(new StubRenderer(async () => Promise.reject(new Error('vips exploded'))));
+    const { log, useCase } = setup(new StubModel(async () => Promise.reject(new Error('vips exploded'))));
     expect(await useCase.execute({ job, reservationEventId: RESERVED })).toEqual({
       status: 'failed',
       error: 'The image could not be rendered',
@@ -168,6 +174,21 @@ describe('RenderJobUseCase', () => {
     expect(log.appended[0]).toMatchObject({
       type: 'render.failed',
       payload: { error: 'The image could not be rendered' },
+    });
+  });
+
+  it('fails the job with the message the model gives when the generation model gives up', async () => {
+    const model = new StubModel(async () => {
+      throw new GenerationModelError('The image model could not be reached');
+    });
+    const { log, useCase } = setup(model);
+    expect(await useCase.execute({ job, reservationEventId: RESERVED })).toEqual({
+      status: 'failed',
+      error: 'The image model could not be reached',
+    });
+    expect(log.appended[0]).toMatchObject({
+      type: 'render.failed',
+      payload: { error: 'The image model could not be reached' },
     });
   });
 
@@ -189,8 +210,8 @@ describe('RenderJobUseCase', () => {
   });
 
   it('loads the photo, logo and references named by the job from the private bucket', async () => {
-    const renderer = new StubRenderer();
-    const { objects, useCase } = setup(renderer);
+    const model = new StubModel();
+    const { objects, useCase } = setup(model);
     const [photo, logo, ref1, ref2] = [
       Buffer.from('p'),
       Buffer.from('l'),
@@ -212,7 +233,7 @@ describe('RenderJobUseCase', () => {
       },
       reservationEventId: RESERVED,
     });
-    expect(renderer.calls[0]!.inputs).toEqual({ photo, logo, references: [ref1, ref2] });
+    expect(model.calls[0]!.inputs).toEqual({ photo, logo, references: [ref1, ref2] });
   });
 
   it.each([
@@ -223,16 +244,16 @@ describe('RenderJobUseCase', () => {
     ],
     ['reference', { references: { setId: 'ref_1', imageKeys: ['assets/missing.png'] } }],
   ])('fails the job when its %s image is missing', async (what, overrides) => {
-    const renderer = new StubRenderer();
-    const { log, useCase } = setup(renderer);
+    const model = new StubModel();
+    const { log, useCase } = setup(model);
     const result = await useCase.execute({ job: { ...job, ...overrides }, reservationEventId: RESERVED });
     expect(result).toEqual({ status: 'failed', error: `The ${what} image could not be loaded` });
-    expect(renderer.calls).toHaveLength(0);
+    expect(model.calls).toHaveLength(0);
     expect(log.appended[0]).toMatchObject({ type: 'render.failed' });
   });
 
   it('renders a real thumbnail end to end', async () => {
-    const { objects, useCase } = setup(new Renderer());
+    const { objects, useCase } = setup(new LocalGenerationModel(new Renderer()));
     await objects.put('private', 'p.jpg', await photoImage(), 'image/jpeg');
     await objects.put('private', 'l.png', await logoImage(), 'image/png');
     await objects.put('private', 'r.png', await solidImage('#7c3aed'), 'image/png');

@@ -4,7 +4,13 @@ import { EVENT_LOG, type EventLog } from '@thumbforge/event-log';
 import { CONTENT_TYPES, extensionOf } from '@thumbforge/imaging';
 import { OBJECT_STORE, type ObjectStore } from '@thumbforge/object-store';
 import { CLOCK, CONFIG, LOGGER, type Clock, type Config, type Logger } from '@thumbforge/platform';
-import { Renderer, type RenderedImage, type RenderInputs } from '../drawing/index.js';
+import {
+  GENERATION_MODEL,
+  GenerationModelError,
+  type GeneratedImage,
+  type GenerationInputs,
+  type GenerationModel,
+} from '../model/index.js';
 import { RenderOutcomes } from '../render-outcomes/render-outcomes.projection.js';
 
 export interface RenderJobCommand {
@@ -35,8 +41,8 @@ export function publicKeyOf(job: Pick<JobSpec, 'accountId' | 'generationId' | 'o
 class GenerationError extends Error {}
 
 /**
- * Renders one reserved job: loads its images from the private bucket, draws it within
- * `renderTimeoutMs`, keeps the result in the private bucket and publishes it to the CDN bucket, then
+ * Renders one reserved job: loads its images from the private bucket, has the generation model draw it
+ * within `renderTimeoutMs`, keeps the result in the private bucket and publishes it to the CDN bucket, then
  * records `render.succeeded` or `render.failed` on TOPICS.jobs. Idempotent per job: a job that already
  * has an outcome is left alone.
  */
@@ -49,13 +55,13 @@ export class RenderJobUseCase {
     @Inject(CLOCK) private readonly clock: Clock,
     @Inject(LOGGER) private readonly logger: Logger,
     private readonly outcomes: RenderOutcomes,
-    private readonly renderer: Renderer,
+    @Inject(GENERATION_MODEL) private readonly model: GenerationModel,
   ) {}
 
   async execute({ job, reservationEventId }: RenderJobCommand): Promise<RenderJobResult> {
     if (await this.outcomes.get(job.jobId)) return { status: 'already-rendered' };
 
-    let rendered: RenderedImage;
+    let rendered: GeneratedImage;
     try {
       rendered = await this.withTimeout(this.generate(job));
     } catch (error) {
@@ -95,12 +101,15 @@ export class RenderJobUseCase {
     );
     await this.log.append(TOPICS.jobs, [event]);
     await this.outcomes.record({ id: job.jobId, outcome: 'succeeded', eventId: event.id });
-    this.logger.info({ jobId: job.jobId, bytes: rendered.image.length, imageUrl }, 'render succeeded');
+    this.logger.info(
+      { jobId: job.jobId, bytes: rendered.image.length, imageUrl, by: rendered.by },
+      'render succeeded',
+    );
     return { status: 'succeeded', resultKey, imageUrl };
   }
 
-  private async generate(job: JobSpec): Promise<RenderedImage> {
-    const inputs: RenderInputs = {};
+  private async generate(job: JobSpec): Promise<GeneratedImage> {
+    const inputs: GenerationInputs = {};
     if (job.photoKey) inputs.photo = await this.load(job.photoKey, 'photo');
     if (job.logo) inputs.logo = await this.load(job.logo.key, 'logo');
     if (job.references?.imageKeys.length) {
@@ -109,8 +118,9 @@ export class RenderJobUseCase {
       );
     }
     try {
-      return await this.renderer.render(job, inputs);
+      return await this.model.generate(job, inputs);
     } catch (error) {
+      if (error instanceof GenerationModelError) throw new GenerationError(error.message);
       this.logger.error({ jobId: job.jobId, err: error }, 'rendering failed');
       throw new GenerationError('The image could not be rendered');
     }

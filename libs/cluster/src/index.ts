@@ -1,0 +1,3 @@
+export * from './settings.js';
+export * from './infrastructure.js';
+export * from './process.js';

@@ -1,0 +1,33 @@
+import { describe, expect, it } from 'vitest';
+import { LruCache } from './lru.js';
+
+describe('LruCache', () => {
+  it('evicts the least recently used entries past its budget', () => {
+    const cache = new LruCache<string>(10);
+    cache.set('a', 'A', 4);
+    cache.set('b', 'B', 4);
+    expect(cache.get('a')).toBe('A');
+    cache.set('c', 'C', 4);
+    expect(cache.get('b')).toBeUndefined();
+    expect(cache.get('a')).toBe('A');
+    expect(cache.get('c')).toBe('C');
+  });
+
+  it('keeps an entry larger than the budget until the next one', () => {
+    const cache = new LruCache<string>(10);
+    cache.set('big', 'X', 50);
+    expect(cache.get('big')).toBe('X');
+    cache.set('small', 'y', 1);
+    expect(cache.get('big')).toBeUndefined();
+    expect(cache.size).toBe(1);
+  });
+
+  it('replaces and deletes', () => {
+    const cache = new LruCache<number>(10);
+    cache.set('k', 1, 5);
+    cache.set('k', 2, 5);
+    expect(cache.get('k')).toBe(2);
+    cache.delete('k');
+    expect(cache.size).toBe(0);
+  });
+});

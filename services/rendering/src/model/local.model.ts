@@ -1,0 +1,15 @@
+import { Injectable } from '@nestjs/common';
+import type { JobSpec } from '@thumbforge/contracts';
+import { Renderer } from '../drawing/index.js';
+import type { GeneratedImage, GenerationInputs, GenerationModel } from './port.js';
+
+/** The built-in design engine behind the generation port. */
+@Injectable()
+export class LocalGenerationModel implements GenerationModel {
+  constructor(private readonly renderer: Renderer) {}
+
+  async generate(job: JobSpec, inputs: GenerationInputs): Promise<GeneratedImage> {
+    const { image, width, height } = await this.renderer.render(job, inputs);
+    return { image, width, height, by: 'local' };
+  }
+}

@@ -1,0 +1,42 @@
+import type { BenchReport, CaseReport } from './bench.js';
+
+const COLUMNS = ['contender', 'median ms', 'bytes', 'x floor', 'engine faster by'] as const;
+const WIDTHS = [48, 10, 11, 8, 17];
+
+function row(cells: string[]): string {
+  return cells.map((cell, i) => (i === 0 ? cell.padEnd(WIDTHS[i]!) : cell.padStart(WIDTHS[i]!))).join(' ');
+}
+
+function caseTable(report: CaseReport): string[] {
+  const floor = report.measurements.find((m) => m.id === 'floor')?.medianMs ?? null;
+  const engine = report.measurements.find((m) => m.id === 'engine')?.medianMs ?? null;
+  const lines = [
+    `${report.label} (${report.width}x${report.height})`,
+    row([...COLUMNS]),
+    ...report.measurements.map((m) => {
+      if (m.medianMs === null) return row([m.label, '-', '-', '-', `skipped: ${m.skipped ?? ''}`]);
+      const overFloor = floor ? (m.medianMs / floor).toFixed(2) : '-';
+      const fasterBy =
+        m.id !== 'engine' && m.id !== 'floor' && engine ? `${(m.medianMs / engine).toFixed(2)}x` : '';
+      return row([m.label, m.medianMs.toFixed(1), m.bytes!.toLocaleString('en-US'), overFloor, fasterBy]);
+    }),
+    '  targets',
+    ...report.targets.map(
+      (t) =>
+        `    ${t.label.padEnd(58)} ${t.measured.padStart(8)}  ${t.pass === null ? 'n/a' : t.pass ? 'PASS' : 'FAIL'}`,
+    ),
+  ];
+  return lines;
+}
+
+/** The report as a plain-text table, one block per case. */
+export function formatReport(report: BenchReport): string {
+  const header = [
+    `render benchmark: median of ${report.iterations} renders after ${report.warmup} warm-up rounds` +
+      ` (chromium launched per render: ${report.launchIterations})`,
+    `encoder (every contender): ${report.encoder}`,
+    'x floor: median time over the floor; engine faster by: the contender median over the engine median',
+    '',
+  ];
+  return [...header, ...report.cases.flatMap((c) => [...caseTable(c), ''])].join('\n');
+}

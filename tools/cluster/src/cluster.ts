@@ -1,0 +1,203 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdtempSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { startInfrastructure, type RunningInfrastructure } from '@thumbforge/infra';
+
+export const SERVICES = ['gateway', 'billing', 'asset', 'rendering', 'webhook-delivery'] as const;
+export type ServiceName = (typeof SERVICES)[number];
+
+const REPO = fileURLToPath(new URL('../../../', import.meta.url));
+
+export function serviceMain(service: ServiceName): string {
+  return join(REPO, 'services', service, 'dist', 'main.js');
+}
+
+export interface ServiceProcess {
+  service: ServiceName;
+  port: number;
+  url: string;
+  child: ChildProcess;
+  /** The last lines the process wrote (stdout and stderr), for failure messages. */
+  output: string[];
+  exited: Promise<number | null>;
+}
+
+export interface LocalClusterOptions {
+  /** Settings for every process, over the cluster's own (e.g. `WEBHOOK_RETRY_DELAYS_MS`). */
+  env?: Record<string, string>;
+  /** The gateway's port (default: a free one). */
+  gatewayPort?: number;
+  /** Infrastructure state directory; an existing one is resumed with its data. */
+  stateDir?: string;
+  /** Receives provisioning and lifecycle lines (default: stderr). */
+  onProgress?: (line: string) => void;
+  /** Receives every line a service writes (default: kept only in `output`). */
+  onOutput?: (service: ServiceName, line: string) => void;
+}
+
+export interface LocalCluster {
+  gatewayUrl: string;
+  cdnUrl: string;
+  adminToken: string;
+  infra: RunningInfrastructure;
+  /** The settings every process got. */
+  env: Record<string, string>;
+  processes: Record<ServiceName, ServiceProcess>;
+  /** Sends a signal (default SIGKILL) to a service and waits until it has exited. */
+  kill(service: ServiceName, signal?: NodeJS.Signals): Promise<number | null>;
+  /** Starts a service again on the same port and waits until it is ready. */
+  restart(service: ServiceName): Promise<ServiceProcess>;
+  /** Stops the services gracefully (SIGTERM), then the infrastructure; idempotent. */
+  stop(): Promise<void>;
+}
+
+const OUTPUT_LINES = 200;
+const READY_TIMEOUT_MS = 90_000;
+const PUBLIC_BUCKET = 'thumbforge-public';
+
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/** The cluster settings of the real servers, as each service process reads them from its environment. */
+export function clusterEnv(infra: RunningInfrastructure, adminToken: string): Record<string, string> {
+  return {
+    THUMBFORGE_MODE: 'cluster',
+    HOST: '127.0.0.1',
+    ADMIN_TOKEN: adminToken,
+    KEY_ENCRYPTION_SECRET: randomBytes(32).toString('hex'),
+    KAFKA_BROKERS: infra.kafka.brokers.join(','),
+    MONGODB_URI: `${infra.mongo.uri.replace(/\/+$/, '')}/thumbforge`,
+    S3_ENDPOINT: infra.s3.endpoint,
+    S3_REGION: infra.s3.region,
+    S3_ACCESS_KEY_ID: infra.s3.accessKeyId,
+    S3_SECRET_ACCESS_KEY: infra.s3.secretAccessKey,
+    S3_PUBLIC_BUCKET: PUBLIC_BUCKET,
+    S3_PRIVATE_BUCKET: 'thumbforge-private',
+    // MinIO is the CDN here: image links point straight at the public bucket.
+    S3_PUBLIC_READ: '1',
+    CDN_URL: `${infra.s3.endpoint}/${PUBLIC_BUCKET}`,
+  };
+}
+
+async function waitUntilReady(proc: ServiceProcess): Promise<void> {
+  const deadline = Date.now() + READY_TIMEOUT_MS;
+  let exitCode: number | null | undefined;
+  void proc.exited.then((code) => (exitCode = code));
+  for (;;) {
+    if (exitCode !== undefined)
+      throw new Error(`${proc.service} exited with ${exitCode}:\n${proc.output.join('\n')}`);
+    try {
+      const res = await fetch(`${proc.url}/health/ready`);
+      if (res.status === 200) return;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline)
+      throw new Error(`${proc.service} was not ready in time:\n${proc.output.join('\n')}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+function spawnService(
+  service: ServiceName,
+  port: number,
+  env: Record<string, string>,
+  onOutput?: LocalClusterOptions['onOutput'],
+): ServiceProcess {
+  const main = serviceMain(service);
+  if (!existsSync(main)) throw new Error(`${main} is missing: build first (nx run-many -t build)`);
+  const child = spawn(process.execPath, [main], {
+    env: { ...process.env, ...env, PORT: String(port) },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const output: string[] = [];
+  const collect = (chunk: string) => {
+    for (const line of chunk.split('\n')) {
+      if (!line) continue;
+      output.push(line);
+      if (output.length > OUTPUT_LINES) output.shift();
+      onOutput?.(service, line);
+    }
+  };
+  child.stdout.setEncoding('utf8').on('data', collect);
+  child.stderr.setEncoding('utf8').on('data', collect);
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  return { service, port, url: `http://127.0.0.1:${port}`, child, output, exited };
+}
+
+/**
+ * Real Kafka, FerretDB and MinIO (tools/infra) plus one process per service, each on its own port,
+ * resolved once every process answers /health/ready. One replica per service: see docs/cluster.md
+ * for why more are not supported yet.
+ */
+export async function startLocalCluster(options: LocalClusterOptions = {}): Promise<LocalCluster> {
+  const progress = options.onProgress ?? ((line: string) => process.stderr.write(`${line}\n`));
+  const infra = await startInfrastructure({
+    services: ['kafka', 'mongo', 's3'],
+    onProgress: progress,
+    ...(options.stateDir ? { stateDir: options.stateDir } : {}),
+  });
+  const adminToken = options.env?.ADMIN_TOKEN ?? randomBytes(24).toString('hex');
+  const env: Record<string, string> = {
+    ...clusterEnv(infra, adminToken),
+    DATA_DIR: mkdtempSync(join(tmpdir(), 'thumbforge-cluster-')),
+    ...options.env,
+  };
+  const processes = {} as Record<ServiceName, ServiceProcess>;
+  let stopping: Promise<void> | undefined;
+
+  const stop = () =>
+    (stopping ??= (async () => {
+      await Promise.all(
+        Object.values(processes).map(async (proc) => {
+          if (proc.child.exitCode === null && proc.child.signalCode === null) proc.child.kill('SIGTERM');
+          await proc.exited;
+        }),
+      );
+      await infra.stop();
+    })());
+
+  const launch = async (service: ServiceName, port: number) => {
+    const proc = spawnService(service, port, env, options.onOutput);
+    processes[service] = proc;
+    await waitUntilReady(proc);
+    progress(`[cluster] ${service} ready on ${proc.url} (pid ${proc.child.pid})`);
+    return proc;
+  };
+
+  try {
+    const ports = await Promise.all(
+      SERVICES.map((s) => (s === 'gateway' && options.gatewayPort ? options.gatewayPort : freePort())),
+    );
+    // The first start creates the topics; one service at a time keeps that and the group joins calm.
+    for (const [i, service] of SERVICES.entries()) await launch(service, ports[i]!);
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+
+  return {
+    gatewayUrl: processes.gateway.url,
+    cdnUrl: env.CDN_URL!,
+    adminToken,
+    infra,
+    env,
+    processes,
+    async kill(service, signal = 'SIGKILL') {
+      const proc = processes[service];
+      proc.child.kill(signal);
+      return proc.exited;
+    },
+    restart: (service) => launch(service, processes[service].port),
+    stop,
+  };
+}

@@ -1,0 +1,3 @@
+export * from './fixtures.js';
+export * from './sheet.js';
+export * from './showcase.js';
