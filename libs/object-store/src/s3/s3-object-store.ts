@@ -10,7 +10,7 @@ import {
   S3ServiceException,
 } from '@aws-sdk/client-s3';
 import { assertSafeKey, type Bucket, type ObjectStore, type StoredObject } from '../port.js';
-import { BREAKER_OPEN, createBreaker, type Breaker, type BreakerOptions } from './breaker.js';
+import { BREAKER_OPEN, createBreaker, type Breaker, type BreakerOptions } from '@thumbforge/resilience';
 
 export interface S3ObjectStoreOptions {
   /** S3-compatible endpoint (MinIO, Ceph, R2, ...); omit for AWS S3. */

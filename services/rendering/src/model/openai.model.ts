@@ -3,12 +3,7 @@ import { dimensionsOf, LIMITS, type JobSpec } from '@thumbforge/contracts';
 import { withEncoder } from '@thumbforge/imaging';
 import type { Logger } from '@thumbforge/platform';
 import sharp from 'sharp';
-import {
-  createCircuitBreaker,
-  isCircuitOpen,
-  type CircuitBreaker,
-  type CircuitOptions,
-} from './circuit-breaker.js';
+import { createBreaker, isBreakerOpen, type Breaker, type BreakerOptions } from '@thumbforge/resilience';
 import { ImagesApiError, type ImageRequest, type ImagesApi } from './images-api.js';
 import { paintLogo } from './logo-step.js';
 import {
@@ -19,8 +14,8 @@ import {
 } from './port.js';
 import { buildPrompt, requestSize } from './prompt.js';
 
-export const DEFAULT_CIRCUIT: CircuitOptions = {
-  failuresToOpen: 5,
+export const DEFAULT_CIRCUIT: BreakerOptions = {
+  volumeThreshold: 5,
   resetTimeoutMs: 30_000,
   windowMs: 60_000,
 };
@@ -33,7 +28,7 @@ export interface OpenAiModelOptions {
   fallback: 'local' | 'none';
   local: GenerationModel;
   logger: Logger;
-  circuit?: CircuitOptions;
+  circuit?: BreakerOptions;
 }
 
 export type CircuitState = 'closed' | 'open' | 'half-open';
@@ -45,10 +40,10 @@ export type CircuitState = 'closed' | 'open' | 'half-open';
  * is open (and on any failure, when so configured) the built-in engine draws the job instead.
  */
 export class OpenAiGenerationModel implements GenerationModel, OnModuleDestroy {
-  private readonly breaker: CircuitBreaker<[ImageRequest], Buffer>;
+  private readonly breaker: Breaker<[ImageRequest], Buffer>;
 
   constructor(private readonly options: OpenAiModelOptions) {
-    this.breaker = createCircuitBreaker(
+    this.breaker = createBreaker(
       'image-model',
       (request: ImageRequest) => this.call(request),
       options.circuit ?? DEFAULT_CIRCUIT,
@@ -122,7 +117,7 @@ export class OpenAiGenerationModel implements GenerationModel, OnModuleDestroy {
 
   private async fallBack(job: JobSpec, inputs: GenerationInputs, error: unknown): Promise<GeneratedImage> {
     const { logger, fallback, local } = this.options;
-    const reason = isCircuitOpen(error) ? 'circuit open' : (error as Error).message;
+    const reason = isBreakerOpen(error) ? 'circuit open' : (error as Error).message;
     if (fallback === 'local') {
       logger.warn({ jobId: job.jobId, reason }, 'image model unavailable: rendering with the local engine');
       const rendered = await local.generate(job, inputs);
@@ -139,7 +134,7 @@ function isRefusal(error: unknown): boolean {
 }
 
 function userMessage(error: unknown): string {
-  if (isCircuitOpen(error)) return 'The image model is unavailable after repeated failures; try again later';
+  if (isBreakerOpen(error)) return 'The image model is unavailable after repeated failures; try again later';
   if (!(error instanceof ImagesApiError)) return 'The image model could not be used';
   switch (error.kind) {
     case 'timeout':

@@ -56,7 +56,7 @@ function model(
     local,
     logger,
     circuit: {
-      failuresToOpen: options.failuresToOpen ?? 3,
+      volumeThreshold: options.failuresToOpen ?? 3,
       resetTimeoutMs: options.resetTimeoutMs ?? 60_000,
       windowMs: 60_000,
     },
