@@ -1,6 +1,4 @@
-import { ConfigError } from '@thumbforge/platform';
-
-type Env = Record<string, string | undefined>;
+import { ConfigError, flag, integer, type Env } from '@thumbforge/platform';
 
 export interface ClusterSettings {
   kafka: {
@@ -30,25 +28,6 @@ function required(env: Env, name: string, hint: string): string {
   const raw = env[name]?.trim();
   if (!raw) throw new ConfigError(name, `is required in cluster mode (${hint})`);
   return raw;
-}
-
-function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  if (!/^\d+$/.test(raw.trim()))
-    throw new ConfigError(name, `must be a whole number, got ${JSON.stringify(raw)}`);
-  const value = Number(raw);
-  if (value < min || value > max)
-    throw new ConfigError(name, `must be between ${min} and ${max}, got ${value}`);
-  return value;
-}
-
-function flag(env: Env, name: string, fallback: boolean): boolean {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  if (['1', 'true', 'yes'].includes(raw.toLowerCase())) return true;
-  if (['0', 'false', 'no'].includes(raw.toLowerCase())) return false;
-  throw new ConfigError(name, `must be 1/true/yes or 0/false/no, got ${JSON.stringify(raw)}`);
 }
 
 function brokers(env: Env): string[] {

@@ -52,9 +52,10 @@ export class ConfigError extends Error {
   }
 }
 
-type Env = Record<string, string | undefined>;
+export type Env = Record<string, string | undefined>;
 
-function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
+/** Readers of one setting each; every failure names the setting in one line. */
+export function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
   if (!/^\d+$/.test(raw.trim()))
@@ -65,7 +66,7 @@ function integer(env: Env, name: string, fallback: number, min: number, max: num
   return value;
 }
 
-function flag(env: Env, name: string, fallback: boolean): boolean {
+export function flag(env: Env, name: string, fallback: boolean): boolean {
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
   if (['1', 'true', 'yes'].includes(raw.toLowerCase())) return true;
@@ -73,7 +74,7 @@ function flag(env: Env, name: string, fallback: boolean): boolean {
   throw new ConfigError(name, `must be 1/true/yes or 0/false/no, got ${JSON.stringify(raw)}`);
 }
 
-function oneOf<T extends string>(env: Env, name: string, values: readonly T[], fallback: T): T {
+export function oneOf<T extends string>(env: Env, name: string, values: readonly T[], fallback: T): T {
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
   if (!values.includes(raw as T))
