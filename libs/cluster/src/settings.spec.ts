@@ -24,7 +24,7 @@ describe('loadClusterSettings', () => {
       kafka: {
         brokers: ['127.0.0.1:9092', 'kafka-2:9092'],
         clientId: 'thumbforge',
-        partitions: 1,
+        partitions: 6,
         sessionTimeoutMs: 30_000,
       },
       mongo: { uri: 'mongodb://127.0.0.1:27017/thumbforge' },

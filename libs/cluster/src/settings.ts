@@ -96,7 +96,7 @@ export function loadClusterSettings(env: Env = process.env): ClusterSettings {
     brokers: brokers(env),
     clientId: env.KAFKA_CLIENT_ID?.trim() || 'thumbforge',
     // One partition per topic until every reader walks all partitions (see docs/cluster.md).
-    partitions: integer(env, 'KAFKA_PARTITIONS', 1, 1, 1000),
+    partitions: integer(env, 'KAFKA_PARTITIONS', 6, 1, 1000),
     // Kafka's broker refuses sessions shorter than group.min.session.timeout.ms (6 s by default).
     sessionTimeoutMs: integer(env, 'KAFKA_SESSION_TIMEOUT_MS', 30_000, 6_000, 3_600_000),
   };

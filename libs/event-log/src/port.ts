@@ -19,6 +19,11 @@ export function positionKey(topic: string, partition = 0): string {
   return `${topic}:${partition}`;
 }
 
+export interface TopicPartition {
+  topic: string;
+  partition: number;
+}
+
 export interface SubscriptionOptions {
   /** Consumer group; required for `committed`, used for naming and logs otherwise. */
   group: string;
@@ -26,6 +31,13 @@ export interface SubscriptionOptions {
   from: StartFrom;
   /** Called once per event, in log order per topic partition; the next event waits for it. */
   handle(event: StoredEvent): Promise<void>;
+  /**
+   * Told which partitions this subscriber owns whenever that changes, before it handles their events:
+   * with `committed`, the group's partitions are shared out among its members (replicas of a
+   * service) and move on a rebalance, when it is first told none; other subscriptions own every
+   * partition they read. What is owned can be acted on by one replica alone (e.g. timers).
+   */
+  onAssignment?(partitions: TopicPartition[]): void;
   /**
    * Attempts before an event goes to the dead-letter topic (default 5): it is appended there as a
    * `log.dead-lettered` event (`deadLetterEvent`) and the subscription moves on.
@@ -51,7 +63,10 @@ export interface EventLog {
   /** Resolves only when the events are durable; returns them with their assigned positions. */
   append(topic: string, events: EventEnvelope[], options?: AppendOptions): Promise<StoredEvent[]>;
   subscribe(options: SubscriptionOptions): Promise<Subscription>;
-  /** Reads a topic from the start (or `fromOffset`) to its current end, for rebuilds and tools. */
+  /**
+   * Reads a topic from the start (or `fromOffset`) to its current end, for rebuilds and tools: one
+   * partition, or without `partition` every partition in turn (each in log order).
+   */
   read(topic: string, options?: { fromOffset?: number; partition?: number }): AsyncIterable<StoredEvent>;
   /** Number of events in the topic now (the next offset), summed over partitions. */
   size(topic: string): Promise<number>;

@@ -1,5 +1,5 @@
 import type { StoredEvent } from '@thumbforge/contracts';
-import type { ProjectionStore } from '@thumbforge/projection-store';
+import type { Document, ProjectionCollection, ProjectionStore } from '@thumbforge/projection-store';
 import { positionKey, type EventLog, type LogPositions, type Subscription } from './port.js';
 
 export interface ProjectorOptions {
@@ -39,12 +39,167 @@ export async function startProjector(options: ProjectorOptions): Promise<Subscri
   });
 }
 
+/** A document that records, per topic partition, the next offset folded into it. */
+export type FoldedDocument = Document & { folded?: LogPositions };
+
+/** The document as its readers know it, without the fold's bookkeeping. */
+export function unfolded<T extends FoldedDocument>(doc: T): Omit<T, 'folded'>;
+export function unfolded<T extends FoldedDocument>(doc: T | undefined): Omit<T, 'folded'> | undefined;
+export function unfolded<T extends FoldedDocument>(doc: T | undefined): Omit<T, 'folded'> | undefined {
+  if (!doc) return undefined;
+  const { folded: _folded, ...rest } = doc;
+  return rest;
+}
+
 /**
- * A read model kept by `startProjector`: subclasses say which topics they read and how one event
+ * Folds one event into one document of a store that several replicas keep at once, each applying the
+ * whole log in order. The document remembers how far each partition has been folded into it, so an
+ * event that a lagging replica applies after later ones changes nothing; and the store's `update`
+ * makes writers that meet on one document retry on the fresh version instead of overwriting it. Every
+ * event of a partition that touches the document is then folded exactly once, in log order.
+ * `change` returns the next document, or the current one (or undefined) for no change.
+ */
+export async function foldInto<T extends FoldedDocument>(
+  collection: ProjectionCollection<T>,
+  id: string,
+  event: StoredEvent,
+  change: (current: T | undefined) => T | undefined,
+): Promise<T | undefined> {
+  const key = positionKey(event.topic, event.partition);
+  return collection.update(id, (current) => {
+    if (current && (current.folded?.[key] ?? 0) > event.offset) return current;
+    const next = change(current);
+    if (next === undefined || next === current) return current;
+    return { ...next, id, folded: { ...current?.folded, [key]: event.offset + 1 } };
+  });
+}
+
+/**
+ * The topic whose single partition is the write lease of each projection: the member of a
+ * projection's writer group that owns it is the one replica that writes the read model. Nothing is
+ * ever appended to it.
+ */
+export const LEASE_TOPIC = 'thumbforge.leases';
+
+/** How often a replica without the lease looks at the store's positions while someone waits. */
+const FOLLOW_POLL_MS = 15;
+
+/** A read model as its readers see it, whichever replica writes it. */
+export interface KeptProjection {
+  /** Resolves once the events that were on the log at start are applied to the store. */
+  readonly caughtUp: Promise<void>;
+  /** Resolves once the store holds `event` (and every earlier event of its partition). */
+  reached(event: Pick<StoredEvent, 'topic' | 'partition' | 'offset'>): Promise<void>;
+  close(): Promise<void>;
+}
+
+/**
+ * Keeps a read model in a store that every replica of a service shares. One replica at a time writes
+ * it (the holder of the projection's lease, a one-partition consumer group: when it dies, the group
+ * hands the lease on after the session timeout and the next writer resumes from the saved positions);
+ * the others read the same documents and learn how far they are by the positions the writer saves.
+ * A store that cannot update a document atomically (FerretDB) is thereby never written concurrently,
+ * except for the event in flight while a lease moves, which `foldInto` makes harmless.
+ */
+export async function keepProjection(options: ProjectorOptions): Promise<KeptProjection> {
+  const { log, store, name } = options;
+  let writer: Promise<Subscription | null> = Promise.resolve(null);
+  let closed = false;
+  // Lease changes are applied one after the other: a writer is closed before the next one starts.
+  const lead = (leading: boolean) => {
+    writer = writer.then(async (current) => {
+      if (leading && !current && !closed) return startProjector(options);
+      if (!leading && current) await current.close().catch(() => undefined);
+      return leading ? current : null;
+    });
+    writer.catch(() => undefined);
+  };
+  const lease = await log.subscribe({
+    group: `projection.${name}.writer`,
+    topics: [LEASE_TOPIC],
+    from: 'committed',
+    handle: async () => undefined,
+    onAssignment: (partitions) => lead(partitions.length > 0),
+  });
+
+  // Every wait on this replica shares one look at the saved positions per tick.
+  const waiting = new Set<{ done: (positions: LogPositions) => boolean; settle: (error?: Error) => void }>();
+  let polling = false;
+  const poll = async () => {
+    polling = true;
+    try {
+      while (waiting.size > 0) {
+        if (closed) {
+          for (const waiter of waiting) waiter.settle(new Error(`the ${name} projection is closed`));
+          break;
+        }
+        try {
+          const positions = await store.positions(name);
+          for (const waiter of waiting) if (waiter.done(positions)) waiter.settle();
+        } catch {
+          // The store is briefly unreachable: the next tick asks again.
+        }
+        if (waiting.size > 0) await new Promise((resolve) => setTimeout(resolve, FOLLOW_POLL_MS));
+      }
+    } finally {
+      polling = false;
+    }
+  };
+  const follow = (done: (positions: LogPositions) => boolean): Promise<void> =>
+    new Promise<void>((resolve, reject) => {
+      const waiter = {
+        done,
+        settle: (error?: Error) => {
+          waiting.delete(waiter);
+          if (error) reject(error);
+          else resolve();
+        },
+      };
+      waiting.add(waiter);
+      if (!polling) void poll();
+    });
+  const ends = await Promise.all(
+    options.topics.map(async (topic) => [topic, await log.size(topic)] as const),
+  );
+  const caughtUp = follow((positions) =>
+    ends.every(([topic, end]) => {
+      let folded = 0;
+      for (const [key, offset] of Object.entries(positions)) {
+        if (key.slice(0, key.lastIndexOf(':')) === topic) folded += offset;
+      }
+      return folded >= end;
+    }),
+  );
+  caughtUp.catch(() => undefined);
+
+  return {
+    caughtUp,
+    reached: async (event) => {
+      const current = await writer;
+      try {
+        if (current) return await current.waitFor(event.topic, event.offset, event.partition);
+      } catch (error) {
+        // The lease moved while waiting: the next writer's positions tell the rest.
+        if (closed) throw error;
+      }
+      const key = positionKey(event.topic, event.partition);
+      return follow((positions) => (positions[key] ?? 0) > event.offset);
+    },
+    close: async () => {
+      closed = true;
+      await lease.close();
+      lead(false);
+      await writer;
+    },
+  };
+}
+
+/**
+ * A read model kept by `keepProjection`: subclasses say which topics they read and how one event
  * changes their documents; starting, catching up, read-your-writes waits and closing are shared.
  */
 export abstract class Projection {
-  private subscription: Subscription | null = null;
+  private kept: KeptProjection | null = null;
 
   protected constructor(
     protected readonly log: EventLog,
@@ -56,7 +211,7 @@ export abstract class Projection {
   protected abstract apply(event: StoredEvent): Promise<void>;
 
   async start(): Promise<void> {
-    this.subscription ??= await startProjector({
+    this.kept ??= await keepProjection({
       log: this.log,
       store: this.store,
       name: this.name,
@@ -72,7 +227,7 @@ export abstract class Projection {
 
   /** Resolves once the projection has applied `event` (and every earlier event of its partition). */
   reached(event: StoredEvent): Promise<void> {
-    return this.started().waitFor(event.topic, event.offset, event.partition);
+    return this.started().reached(event);
   }
 
   /** Read-your-writes: waits until every given event is applied here. */
@@ -81,12 +236,12 @@ export abstract class Projection {
   }
 
   async close(): Promise<void> {
-    await this.subscription?.close();
-    this.subscription = null;
+    await this.kept?.close();
+    this.kept = null;
   }
 
-  private started(): Subscription {
-    if (!this.subscription) throw new Error(`the ${this.name} projection has not been started`);
-    return this.subscription;
+  private started(): KeptProjection {
+    if (!this.kept) throw new Error(`the ${this.name} projection has not been started`);
+    return this.kept;
   }
 }

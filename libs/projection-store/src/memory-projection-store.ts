@@ -44,6 +44,27 @@ class MemoryCollection<T extends Document> implements ProjectionCollection<T> {
     this.docs.set(doc.id, structuredClone(doc));
   }
 
+  async insert(doc: T): Promise<boolean> {
+    this.assertOpen();
+    assertId(doc);
+    if (this.docs.has(doc.id)) return false;
+    this.docs.set(doc.id, structuredClone(doc));
+    return true;
+  }
+
+  async update(id: string, change: (current: T | undefined) => T | undefined): Promise<T | undefined> {
+    this.assertOpen();
+    const stored = this.docs.get(id);
+    const current = stored === undefined ? undefined : structuredClone(stored);
+    const next = change(current);
+    if (next === undefined || next === current) return current;
+    assertId(next);
+    if (next.id !== id) throw new TypeError(`update of ${id} returned a document with id ${next.id}`);
+    // Synchronous from read to write: nothing can come in between in one process.
+    this.docs.set(id, structuredClone(next));
+    return structuredClone(next);
+  }
+
   async delete(id: string): Promise<void> {
     this.assertOpen();
     this.docs.delete(id);

@@ -15,6 +15,20 @@ export interface FindOptions<T> {
 export interface ProjectionCollection<T extends Document> {
   get(id: string): Promise<T | undefined>;
   put(doc: T): Promise<void>;
+  /**
+   * Creates the document unless one with its id exists, and answers whether it did. Atomic on every
+   * MongoDB-wire server (ids are unique), so concurrent writers can claim ids with it.
+   */
+  insert(doc: T): Promise<boolean>;
+  /**
+   * Read-modify-write of one document: `change` gets the current document and returns the next one,
+   * or the current one (or undefined) to leave it; resolves to the document as stored afterwards.
+   * Where the server replaces conditionally and atomically (MongoDB), a write that raced another
+   * writer's is retried on the fresh document, so `change` must depend on nothing but its argument.
+   * FerretDB does not make conditional writes atomic, so projections keep one writer at a time (see
+   * `keepProjection`) rather than rely on this.
+   */
+  update(id: string, change: (current: T | undefined) => T | undefined): Promise<T | undefined>;
   delete(id: string): Promise<void>;
   /** Documents whose fields equal every field of `filter`. */
   find(filter: Partial<T>, options?: FindOptions<T>): Promise<T[]>;

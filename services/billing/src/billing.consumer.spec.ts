@@ -173,7 +173,11 @@ describe('BillingConsumer', () => {
     for (const job of jobs) await reserve(b, job);
     await b.log.append(TOPICS.jobs, [renderSucceeded(jobs[0]!), renderFailed(jobs[1]!)]);
     await until(() => count(b, 'billing.credits-released') === 1);
-    const { id: _id, ...live } = (await b.store.collection<{ id: string }>('billing_accounts').get(ACCOUNT))!;
+    const {
+      id: _id,
+      folded: _folded,
+      ...live
+    } = (await b.store.collection<{ id: string; folded?: unknown }>('billing_accounts').get(ACCOUNT))!;
     expect(foldLedger(b.log.events(TOPICS.billing))).toEqual({ [ACCOUNT]: live });
   });
 

@@ -1,4 +1,4 @@
-import { startLocalCluster, type LocalCluster } from '@thumbforge/local-cluster';
+import { startLocalCluster, type LocalCluster, type LocalClusterOptions } from '@thumbforge/local-cluster';
 import type { ApiTarget } from '../../embedded/test/suites/target.js';
 import { ADMIN_TOKEN } from '../../embedded/test/support/http.js';
 
@@ -15,10 +15,15 @@ export const TEST_CLUSTER_ENV = {
   WEBHOOK_RETRY_DELAYS_MS: '50,100,200',
   WEBHOOK_TIMEOUT_MS: '300',
   KAFKA_SESSION_TIMEOUT_MS: '6000',
+  // Several partitions per topic, so keys spread and every read and wait crosses partitions.
+  KAFKA_PARTITIONS: '3',
 };
 
-export function startTestCluster(env: Record<string, string> = {}): Promise<LocalCluster> {
-  return startLocalCluster({ env: { ...TEST_CLUSTER_ENV, ...env }, onProgress: () => {} });
+export function startTestCluster(
+  env: Record<string, string> = {},
+  replicas: LocalClusterOptions['replicas'] = {},
+): Promise<LocalCluster> {
+  return startLocalCluster({ env: { ...TEST_CLUSTER_ENV, ...env }, replicas, onProgress: () => {} });
 }
 
 /** The gateway of a running cluster as a suite target; the cluster outlives the suite. */

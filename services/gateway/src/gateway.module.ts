@@ -1,5 +1,7 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { APP_FILTER } from '@nestjs/core';
+import { CONFIG, type Config } from '@thumbforge/platform';
+import { PROJECTION_STORE, type ProjectionStore } from '@thumbforge/projection-store';
 import { AccountsUseCase } from './admin/accounts.usecase.js';
 import { AdminController } from './admin/admin.controller.js';
 import { AdminGuard } from './admin/admin.guard.js';
@@ -13,6 +15,7 @@ import { GetJobUseCase } from './jobs/get-job.usecase.js';
 import { JobsController } from './jobs/jobs.controller.js';
 import { Replies } from './messaging/replies.js';
 import { RATE_LIMITER, TokenBucketRateLimiter } from './rate-limit/rate-limiter.js';
+import { SharedRateLimiter } from './rate-limit/shared-rate-limiter.js';
 import { RateLimitGuard } from './rate-limit/rate-limit.guard.js';
 import { GatewayReadModel } from './read-model/gateway-read-model.js';
 import { RebuildUseCase } from './rebuild/rebuild.usecase.js';
@@ -35,7 +38,13 @@ export class GatewayModule {
       ],
       providers: [
         { provide: APP_FILTER, useClass: ErrorFilter },
-        { provide: RATE_LIMITER, useValue: new TokenBucketRateLimiter() },
+        {
+          provide: RATE_LIMITER,
+          // Replicas share one limit in a cluster; one process keeps it in memory.
+          useFactory: (config: Config, store: ProjectionStore) =>
+            config.mode === 'cluster' ? new SharedRateLimiter(store) : new TokenBucketRateLimiter(),
+          inject: [CONFIG, PROJECTION_STORE],
+        },
         GatewayReadModel,
         Replies,
         ApiKeyGuard,

@@ -5,7 +5,7 @@ import {
   type OnApplicationBootstrap,
 } from '@nestjs/common';
 import { isEvent, TOPICS, type StoredEvent } from '@thumbforge/contracts';
-import { EVENT_LOG, startProjector, type EventLog, type Subscription } from '@thumbforge/event-log';
+import { EVENT_LOG, keepProjection, type EventLog, type Subscription } from '@thumbforge/event-log';
 import { LOGGER, ReadinessRegistry, type Logger } from '@thumbforge/platform';
 import { PROJECTION_STORE, type ProjectionStore } from '@thumbforge/projection-store';
 import { RenderJobUseCase } from './render-job/render-job.usecase.js';
@@ -19,7 +19,7 @@ export const RENDERING_GROUP = 'rendering';
  */
 @Injectable()
 export class RenderingConsumer implements OnApplicationBootstrap, BeforeApplicationShutdown {
-  private readonly subscriptions: Subscription[] = [];
+  private readonly subscriptions: Array<Pick<Subscription, 'close'>> = [];
   private subscribed: Promise<void> = Promise.resolve();
   private closing = false;
 
@@ -33,7 +33,7 @@ export class RenderingConsumer implements OnApplicationBootstrap, BeforeApplicat
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
-    const projector = await startProjector({
+    const projector = await keepProjection({
       log: this.log,
       store: this.store,
       name: RENDER_OUTCOMES_PROJECTION,

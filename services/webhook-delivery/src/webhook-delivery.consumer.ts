@@ -4,27 +4,38 @@ import {
   type BeforeApplicationShutdown,
   type OnApplicationBootstrap,
 } from '@nestjs/common';
-import { TOPICS, type StoredEvent } from '@thumbforge/contracts';
-import { EVENT_LOG, startProjector, type EventLog, type Subscription } from '@thumbforge/event-log';
+import { isEvent, TOPICS, type StoredEvent } from '@thumbforge/contracts';
+import {
+  EVENT_LOG,
+  keepProjection,
+  type EventLog,
+  type KeptProjection,
+  type Subscription,
+} from '@thumbforge/event-log';
 import { CLOCK, ReadinessRegistry, type Clock } from '@thumbforge/platform';
 import { PROJECTION_STORE, type ProjectionStore } from '@thumbforge/projection-store';
 import { WebhookSender } from './attempt-delivery/webhook-sender.js';
-import { DeliveryProjection } from './deliveries/delivery-projection.js';
+import { DeliveryProjection, type DeliveryDoc } from './deliveries/delivery-projection.js';
 import { SigningKeys } from './deliveries/signing-keys.js';
 import { RequestDeliveryUseCase } from './request-delivery/request-delivery.usecase.js';
 import { DeliveryScheduler } from './scheduling/delivery-scheduler.js';
 
 /**
  * Wires the log to the use cases: the delivery and signing-key projections, the intake of render
- * outcomes, and the scheduler, which starts once the projections have caught up with the log.
+ * outcomes, and the attempts. Replicas share the attempts by partition: the one that owns a job's
+ * partition of TOPICS.webhooks in the attempts group keeps its timers; on a rebalance the new owner
+ * picks up the pending deliveries of the partitions it received from the projection.
  */
 @Injectable()
 export class WebhookDeliveryConsumer implements OnApplicationBootstrap, BeforeApplicationShutdown {
-  private projections: Subscription[] = [];
-  private deliveriesSubscription: Subscription | null = null;
-  private intake: Subscription | null = null;
-  /** Set once the schedule has been rebuilt; from then on new requests are scheduled as they arrive. */
-  private live = false;
+  private projections: KeptProjection[] = [];
+  private deliveriesKept: KeptProjection | null = null;
+  private subscriptions: Subscription[] = [];
+  private owned = new Set<number>();
+  /** The partition of every delivery this replica has scheduled, to drop it when the partition moves. */
+  private readonly partitions = new Map<string, number>();
+  private projected: Promise<void> = Promise.resolve();
+  private resumed: Promise<void> = Promise.resolve();
 
   constructor(
     @Inject(EVENT_LOG) private readonly log: EventLog,
@@ -39,64 +50,89 @@ export class WebhookDeliveryConsumer implements OnApplicationBootstrap, BeforeAp
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
-    const deliveries = await startProjector({
+    const deliveries = await keepProjection({
       log: this.log,
       store: this.store,
       name: 'webhook-delivery.deliveries',
       topics: [TOPICS.webhooks],
-      apply: (event) => this.applyDelivery(event),
+      apply: (event) => this.deliveries.apply(event),
     });
-    const keys = await startProjector({
+    const keys = await keepProjection({
       log: this.log,
       store: this.store,
       name: 'webhook-delivery.signing-keys',
       topics: [TOPICS.gateway],
       apply: (event) => this.keys.apply(event),
     });
-    this.deliveriesSubscription = deliveries;
+    this.deliveriesKept = deliveries;
     this.projections = [deliveries, keys];
+    // "Already requested?" and "still pending?" are answered by the projections: complete them first.
+    this.projected = Promise.all([deliveries.caughtUp, keys.caughtUp]).then(() => undefined);
+    this.scheduler.restrictTo((jobId) => this.owned.has(this.partitions.get(jobId) ?? 0));
 
-    const projected = Promise.all([deliveries.caughtUp, keys.caughtUp]).then(() => this.resume());
-    this.intake = await this.log.subscribe({
+    const attempts = await this.log.subscribe({
+      group: 'webhook-delivery.attempts',
+      topics: [TOPICS.webhooks],
+      from: 'committed',
+      onAssignment: (partitions) => this.own(partitions.map(({ partition }) => partition)),
+      handle: async (event) => {
+        if (!isEvent(event, 'webhook.delivery-requested')) return;
+        await this.projected;
+        await deliveries.reached(event);
+        const delivery = await this.deliveries.get(event.payload.jobId);
+        if (delivery) this.schedule(delivery);
+      },
+    });
+    const intake = await this.log.subscribe({
       group: 'webhook-intake',
       topics: [TOPICS.jobs],
       from: 'committed',
       handle: async (event) => {
-        // "Already requested?" is answered by the delivery projection, so it must be complete first.
-        await projected;
+        await this.projected;
         await this.requestFor(event);
       },
     });
-    this.readiness.track('webhook-delivery', Promise.all([projected, this.intake.caughtUp]));
+    this.subscriptions = [intake, attempts];
+    this.readiness.track(
+      'webhook-delivery',
+      Promise.all([this.projected, intake.caughtUp, attempts.caughtUp]),
+    );
   }
 
   async beforeApplicationShutdown(): Promise<void> {
-    await this.intake?.close();
+    for (const subscription of this.subscriptions) await subscription.close();
     await this.scheduler.stop();
-    await Promise.all(this.projections.map((subscription) => subscription.close()));
+    await Promise.all(this.projections.map((projection) => projection.close()));
     await this.sender.close();
   }
 
-  private async applyDelivery(event: StoredEvent): Promise<void> {
-    const opened = await this.deliveries.apply(event);
-    if (opened && this.live) this.scheduler.schedule(opened.id, 1, this.clock.now());
+  /** The partitions this replica now attempts for: timers of the others go, pending ones of these start. */
+  private own(partitions: number[]): void {
+    this.owned = new Set(partitions);
+    this.scheduler.restrictTo((jobId) => this.owned.has(this.partitions.get(jobId) ?? 0));
+    if (partitions.length === 0) return;
+    const owned = this.owned;
+    this.resumed = this.resumed
+      .then(() => this.projected)
+      .then(async () => {
+        if (owned !== this.owned) return;
+        for (const delivery of await this.deliveries.pending()) this.schedule(delivery);
+      })
+      .catch(() => undefined);
   }
 
-  /** Schedules every unfinished delivery: the first attempt now, a retry when it is due. */
-  private async resume(): Promise<void> {
-    this.live = true;
-    const now = this.clock.now();
-    for (const delivery of await this.deliveries.pending()) {
-      const due = delivery.attempts > 0 && delivery.nextAttemptAt ? new Date(delivery.nextAttemptAt) : now;
-      this.scheduler.schedule(delivery.id, delivery.attempts + 1, due);
-    }
+  /** The next attempt of a pending delivery: the first now, a retry when it is due. */
+  private schedule(delivery: DeliveryDoc): void {
+    if (delivery.state !== 'pending') return;
+    this.partitions.set(delivery.id, delivery.partition ?? 0);
+    const due =
+      delivery.attempts > 0 && delivery.nextAttemptAt ? new Date(delivery.nextAttemptAt) : this.clock.now();
+    this.scheduler.schedule(delivery.id, delivery.attempts + 1, due);
   }
 
   private async requestFor(event: StoredEvent): Promise<void> {
     const requested = await this.requestDelivery.execute({ event });
     // The next outcome for the same job must find this request in the projection.
-    if (requested) {
-      await this.deliveriesSubscription!.waitFor(requested.topic, requested.offset, requested.partition);
-    }
+    if (requested) await this.deliveriesKept!.reached(requested);
   }
 }

@@ -37,20 +37,27 @@ export interface LocalClusterOptions {
   onProgress?: (line: string) => void;
   /** Receives every line a service writes (default: kept only in `output`). */
   onOutput?: (service: ServiceName, line: string) => void;
+  /** Processes per service (default one each). */
+  replicas?: Partial<Record<ServiceName, number>>;
 }
 
 export interface LocalCluster {
+  /** The first gateway replica. */
   gatewayUrl: string;
+  /** Every gateway replica. */
+  gatewayUrls: string[];
   cdnUrl: string;
   adminToken: string;
   infra: RunningInfrastructure;
   /** The settings every process got. */
   env: Record<string, string>;
+  /** The first replica of each service. */
   processes: Record<ServiceName, ServiceProcess>;
-  /** Sends a signal (default SIGKILL) to a service and waits until it has exited. */
-  kill(service: ServiceName, signal?: NodeJS.Signals): Promise<number | null>;
-  /** Starts a service again on the same port and waits until it is ready. */
-  restart(service: ServiceName): Promise<ServiceProcess>;
+  replicas: Record<ServiceName, ServiceProcess[]>;
+  /** Sends a signal (default SIGKILL) to a service's replica (default the first) and waits until it has exited. */
+  kill(service: ServiceName, signal?: NodeJS.Signals, replica?: number): Promise<number | null>;
+  /** Starts a service's replica (default the first) again on the same port and waits until it is ready. */
+  restart(service: ServiceName, replica?: number): Promise<ServiceProcess>;
   /** Stops the services gracefully (SIGTERM), then the infrastructure; idempotent. */
   stop(): Promise<void>;
 }
@@ -135,9 +142,8 @@ function spawnService(
 }
 
 /**
- * Real Kafka, FerretDB and MinIO (tools/infra) plus one process per service, each on its own port,
- * resolved once every process answers /health/ready. One replica per service: see docs/cluster.md
- * for why more are not supported yet.
+ * Real Kafka, FerretDB and MinIO (tools/infra) plus the processes of every service (one each unless
+ * `replicas` says more), each on its own port, resolved once every process answers /health/ready.
  */
 export async function startLocalCluster(options: LocalClusterOptions = {}): Promise<LocalCluster> {
   const progress = options.onProgress ?? ((line: string) => process.stderr.write(`${line}\n`));
@@ -152,34 +158,47 @@ export async function startLocalCluster(options: LocalClusterOptions = {}): Prom
     DATA_DIR: mkdtempSync(join(tmpdir(), 'thumbforge-cluster-')),
     ...options.env,
   };
+  const replicas = Object.fromEntries(SERVICES.map((s) => [s, [] as ServiceProcess[]])) as Record<
+    ServiceName,
+    ServiceProcess[]
+  >;
   const processes = {} as Record<ServiceName, ServiceProcess>;
   let stopping: Promise<void> | undefined;
 
   const stop = () =>
     (stopping ??= (async () => {
       await Promise.all(
-        Object.values(processes).map(async (proc) => {
-          if (proc.child.exitCode === null && proc.child.signalCode === null) proc.child.kill('SIGTERM');
-          await proc.exited;
-        }),
+        Object.values(replicas)
+          .flat()
+          .map(async (proc) => {
+            if (proc.child.exitCode === null && proc.child.signalCode === null) proc.child.kill('SIGTERM');
+            await proc.exited;
+          }),
       );
       await infra.stop();
     })());
 
-  const launch = async (service: ServiceName, port: number) => {
+  const launch = async (service: ServiceName, replica: number, port: number) => {
     const proc = spawnService(service, port, env, options.onOutput);
-    processes[service] = proc;
+    replicas[service][replica] = proc;
+    if (replica === 0) processes[service] = proc;
     await waitUntilReady(proc);
-    progress(`[cluster] ${service} ready on ${proc.url} (pid ${proc.child.pid})`);
+    progress(`[cluster] ${service}#${replica} ready on ${proc.url} (pid ${proc.child.pid})`);
     return proc;
   };
 
   try {
-    const ports = await Promise.all(
-      SERVICES.map((s) => (s === 'gateway' && options.gatewayPort ? options.gatewayPort : freePort())),
-    );
-    // The first start creates the topics; one service at a time keeps that and the group joins calm.
-    for (const [i, service] of SERVICES.entries()) await launch(service, ports[i]!);
+    // The first start creates the topics; one process at a time keeps that and the group joins calm.
+    for (const service of SERVICES) {
+      const count = options.replicas?.[service] ?? 1;
+      for (let replica = 0; replica < count; replica++) {
+        const port =
+          service === 'gateway' && replica === 0 && options.gatewayPort
+            ? options.gatewayPort
+            : await freePort();
+        await launch(service, replica, port);
+      }
+    }
   } catch (error) {
     await stop();
     throw error;
@@ -187,17 +206,19 @@ export async function startLocalCluster(options: LocalClusterOptions = {}): Prom
 
   return {
     gatewayUrl: processes.gateway.url,
+    gatewayUrls: replicas.gateway.map((proc) => proc.url),
     cdnUrl: env.CDN_URL!,
     adminToken,
     infra,
     env,
     processes,
-    async kill(service, signal = 'SIGKILL') {
-      const proc = processes[service];
+    replicas,
+    async kill(service, signal = 'SIGKILL', replica = 0) {
+      const proc = replicas[service][replica]!;
       proc.child.kill(signal);
       return proc.exited;
     },
-    restart: (service) => launch(service, processes[service].port),
+    restart: (service, replica = 0) => launch(service, replica, replicas[service][replica]!.port),
     stop,
   };
 }

@@ -15,6 +15,8 @@ const infra = {
     region: 'us-east-1',
   },
   stop: async () => {},
+  stopServer: async () => {},
+  startServer: async () => {},
 } satisfies RunningInfrastructure;
 
 describe('clusterEnv', () => {
@@ -28,7 +30,7 @@ describe('clusterEnv', () => {
       kafka: {
         brokers: ['127.0.0.1:41234'],
         clientId: 'thumbforge',
-        partitions: 1,
+        partitions: 6,
         sessionTimeoutMs: 30_000,
       },
       mongo: { uri: 'mongodb://127.0.0.1:38811/thumbforge' },

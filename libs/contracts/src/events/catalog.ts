@@ -161,6 +161,11 @@ export interface RenderSucceededV1 {
   /** The public CDN link, or null when the upload to the delivery network failed. */
   imageUrl: string | null;
   webhookUrl: string | null;
+  /**
+   * The image itself, base64, only when the private bucket could not keep it (object storage down):
+   * the sync reply and the webhook then still carry it. Absent otherwise.
+   */
+  inlineImage?: string;
 }
 export interface RenderFailedV1 {
   jobId: string;
@@ -180,6 +185,8 @@ export type WebhookOutcome =
       height: number;
       resultKey: string;
       imageUrl: string | null;
+      /** As in `render.succeeded`: the image, when storage could not keep it. */
+      inlineImage?: string;
     }
   | { event: 'generation.failed'; error: string };
 

@@ -531,6 +531,8 @@ export class FileEventLog implements EventLog {
       throw new TypeError(`invalid start ${JSON.stringify(from)}`);
     }
     const start = new Map(topics.map((topic) => [topic, startAt(topic)]));
+    // One partition per topic, and a committing group has one member here: it owns them all.
+    options.onAssignment?.(topics.map((topic) => ({ topic, partition: 0 })));
     const subscription = new FileSubscription(this.host, options, start, committer);
     this.subscriptions.add(subscription);
     return subscription;

@@ -10,6 +10,7 @@ import {
   type Producer,
 } from 'kafkajs';
 import { DEAD_LETTER_TOPIC } from '../dead-letter.js';
+import { LEASE_TOPIC } from '../projector.js';
 import {
   positionKey,
   type AppendOptions,
@@ -25,6 +26,7 @@ import {
 } from './kafka-subscription.js';
 import { readPartition, type ReaderHost } from './partition-reader.js';
 import { createKeyPartitioner } from './partitioner.js';
+import { retryRetriable } from './retry.js';
 import { Topics, type TopicSettings } from './topics.js';
 
 /** The subset of a pino logger the adapter reports to. */
@@ -137,7 +139,7 @@ export class KafkaEventLog implements EventLog {
       allowAutoTopicCreation: false,
     });
     this.topics = new Topics(this.admin, {
-      partitions: options.partitions ?? 1,
+      partitions: withLeasePartition(options.partitions ?? 1),
       replicationFactor: options.replicationFactor ?? 1,
       config: options.topicConfig ?? {},
     });
@@ -212,13 +214,19 @@ export class KafkaEventLog implements EventLog {
     options: { fromOffset?: number; partition?: number } = {},
   ): AsyncIterable<StoredEvent> {
     this.assertOpen();
-    const partition = options.partition ?? 0;
     const partitions = await this.topics.existing(topic);
     if (partitions === undefined) return;
+    if (options.partition === undefined) {
+      for (let partition = 0; partition < partitions; partition++) {
+        yield* this.read(topic, { ...options, partition });
+      }
+      return;
+    }
+    const { partition } = options;
     if (!Number.isInteger(partition) || partition < 0 || partition >= partitions) {
       throw new RangeError(`${topic} has no partition ${partition}`);
     }
-    const { low, high } = (await this.admin.fetchTopicOffsets(topic)).find((p) => p.partition === partition)!;
+    const { low, high } = (await this.topicOffsets(topic)).find((p) => p.partition === partition)!;
     const from = Math.max(options.fromOffset ?? 0, Number(low));
     yield* readPartition(
       this.host,
@@ -237,7 +245,7 @@ export class KafkaEventLog implements EventLog {
   async size(topic: string): Promise<number> {
     this.assertOpen();
     if ((await this.topics.existing(topic)) === undefined) return 0;
-    const offsets = await this.admin.fetchTopicOffsets(topic);
+    const offsets = await this.topicOffsets(topic);
     return offsets.reduce((sum, p) => sum + Number(p.high), 0);
   }
 
@@ -275,12 +283,22 @@ export class KafkaEventLog implements EventLog {
 
   private async committedOffsets(groupId: string, topics: string[]): Promise<Map<string, number>> {
     const committed = new Map<string, number>();
-    for (const { topic, partitions } of await this.admin.fetchOffsets({ groupId, topics })) {
+    // A new group's coordinator may still be moving (NOT_COORDINATOR, COORDINATOR_LOAD_IN_PROGRESS).
+    const fetched = await retryRetriable(() => this.admin.fetchOffsets({ groupId, topics }));
+    for (const { topic, partitions } of fetched) {
       for (const { partition, offset } of partitions) {
         if (Number(offset) >= 0) committed.set(positionKey(topic, partition), Number(offset));
       }
     }
     return committed;
+  }
+
+  /**
+   * A topic created a moment ago may not have reached every broker's metadata yet: kafkajs then fails
+   * with a retriable error or, when the answer lacks the topic, a TypeError. A read can simply ask again.
+   */
+  private topicOffsets(topic: string) {
+    return retryRetriable(() => this.admin.fetchTopicOffsets(topic), { anyError: true });
   }
 
   private assertOpen(): void {
@@ -297,7 +315,7 @@ export class KafkaEventLog implements EventLog {
       await Promise.all(topics.map(async (topic) => [topic, await this.topics.ensure(topic)] as const)),
     );
     const ends = await Promise.all(
-      topics.map(async (topic) => ({ topic, offsets: await this.admin.fetchTopicOffsets(topic) })),
+      topics.map(async (topic) => ({ topic, offsets: await this.topicOffsets(topic) })),
     );
     const { from, group } = options;
     const committed = from === 'committed' ? await this.committedOffsets(group, topics) : undefined;
@@ -381,4 +399,11 @@ export class KafkaEventLog implements EventLog {
         else if (level === KafkaLogLevel.WARN) logger.warn({ kafkajs: details }, `kafkajs: ${message}`);
       };
   }
+}
+
+/** A lease is one partition, whatever the event topics have. */
+function withLeasePartition(partitions: TopicSettings['partitions']): TopicSettings['partitions'] {
+  return typeof partitions === 'number'
+    ? { default: partitions, [LEASE_TOPIC]: 1 }
+    : { ...partitions, [LEASE_TOPIC]: 1 };
 }

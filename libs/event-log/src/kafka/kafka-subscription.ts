@@ -1,8 +1,9 @@
+import { channel } from 'node:diagnostics_channel';
 import type { StoredEvent } from '@thumbforge/contracts';
 import type { Consumer, ConsumerConfig, EachBatchPayload, Kafka } from 'kafkajs';
 import { deadLetterEvent, type DeadLetterEvent } from '../dead-letter.js';
 import { SubscriptionClosedError } from '../file/file-subscription.js';
-import { positionKey, type Subscription, type SubscriptionOptions } from '../port.js';
+import { positionKey, type Subscription, type SubscriptionOptions, type TopicPartition } from '../port.js';
 import { fromMessage } from './codec.js';
 
 /** What a subscription needs from the log that owns it. */
@@ -43,10 +44,8 @@ interface Waiter {
   reject(error: Error): void;
 }
 
-interface TopicPartition {
-  topic: string;
-  partition: number;
-}
+/** Where each fetched batch's high watermark goes, for consumer-lag metrics; silent while nobody listens. */
+const batchChannel = channel('thumbforge.event-log.kafka.batch');
 
 /** Commits at the end of every fetched batch and, within a long batch, at least this often. */
 const COMMIT_INTERVAL_MS = 200;
@@ -114,6 +113,18 @@ export class KafkaSubscription implements Subscription {
           }
         }
       });
+    }
+    const { onAssignment } = this.options;
+    if (onAssignment) {
+      // A rebalance takes every partition away until the member has joined again.
+      this.consumer.on(this.consumer.events.REBALANCING, () => onAssignment([]));
+      this.consumer.on(this.consumer.events.GROUP_JOIN, ({ payload }) =>
+        onAssignment(
+          Object.entries(payload.memberAssignment).flatMap(([topic, partitions]) =>
+            partitions.map((partition) => ({ topic, partition })),
+          ),
+        ),
+      );
     }
     this.consumer.on(this.consumer.events.CRASH, ({ payload }) => {
       this.host.onError(payload.error, `consumer of group ${this.options.group} crashed`);
@@ -189,6 +200,17 @@ export class KafkaSubscription implements Subscription {
   private async handleBatch({ batch, resolveOffset, heartbeat, isRunning, isStale }: EachBatchPayload) {
     const { topic, partition } = batch;
     const key = positionKey(topic, partition);
+    const first = batch.messages[0];
+    if (first && batchChannel.hasSubscribers) {
+      const { group } = this.options;
+      batchChannel.publish({
+        group,
+        topic,
+        partition,
+        highWatermark: batch.highWatermark,
+        firstOffset: first.offset,
+      });
+    }
     try {
       for (const message of batch.messages) {
         if (this.closing || !isRunning() || isStale()) break;

@@ -1,4 +1,5 @@
 import type { Admin, ITopicConfig } from 'kafkajs';
+import { retryRetriable } from './retry.js';
 
 export interface TopicSettings {
   /** Partitions of a topic the log creates: one number for all, or per topic with a default. */
@@ -75,10 +76,13 @@ export class Topics {
         await this.admin.createTopics({ topics: [spec], waitForLeaders: true });
       } catch (error) {
         // Another process created it between our look and our request: that is the idempotent outcome.
-        if (!isAlreadyExists(error)) throw error;
+        // A retriable error comes from kafkajs waiting for the new topic's leaders on a broker that
+        // does not know it yet: the metadata read below waits for it instead.
+        if (!isAlreadyExists(error) && (error as { retriable?: boolean }).retriable !== true) throw error;
       }
     }
-    const { topics } = await this.admin.fetchTopicMetadata({ topics: [topic] });
+    // KRaft spreads a new topic's metadata asynchronously: a broker may still call it unknown.
+    const { topics } = await retryRetriable(() => this.admin.fetchTopicMetadata({ topics: [topic] }));
     const count = topics[0]?.partitions.length ?? 0;
     if (count < 1) throw new Error(`topic ${topic} has no partitions`);
     return count;

@@ -283,6 +283,30 @@ export function describeEventLogContract(name: string, makeLog: () => Promise<Ev
         await sub.close();
       });
 
+      it('tells a lone subscriber it owns every partition of its topics before handling any event', async () => {
+        const a = uniqueName('t');
+        const b = uniqueName('t');
+        await appendN(a, 2);
+        const owned: string[] = [];
+        const handledBeforeAssignment: number[] = [];
+        const sub = await log.subscribe({
+          group: uniqueName('group'),
+          topics: [a, b],
+          from: 'committed',
+          handle: async (event) => {
+            if (owned.length === 0) handledBeforeAssignment.push(event.offset);
+          },
+          onAssignment: (partitions) => {
+            owned.splice(0, owned.length, ...partitions.map((p) => positionKey(p.topic, p.partition)));
+          },
+        });
+        await sub.caughtUp;
+        expect(handledBeforeAssignment).toEqual([]);
+        const topics = new Set(owned.map((key) => key.slice(0, key.lastIndexOf(':'))));
+        expect(topics).toEqual(new Set([a, b]));
+        await sub.close();
+      });
+
       it('delivers every event to every subscription', async () => {
         const topic = uniqueName('t');
         await appendN(topic, 4);

@@ -51,6 +51,7 @@ export class MemoryEventLog implements EventLog {
       next.set(topic, start);
     }
     const targets = new Map(options.topics.map((t) => [t, this.entries(t).length]));
+    options.onAssignment?.(options.topics.map((topic) => ({ topic, partition: 0 })));
     const waiters = new Set<() => void>();
     let closed = false;
     let wake: () => void = () => undefined;

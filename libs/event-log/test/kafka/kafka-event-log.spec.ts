@@ -1,8 +1,9 @@
 import type { StoredEvent } from '@thumbforge/contracts';
 import { startInfrastructure, type RunningInfrastructure } from '@thumbforge/infra';
+import { MemoryProjectionStore } from '@thumbforge/projection-store';
 import { ConfigResourceTypes, Kafka, logLevel } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { positionKey, type Subscription } from '../../src/index.js';
+import { keepProjection, positionKey, type Subscription } from '../../src/index.js';
 import { EVENT_TOPIC_CONFIG, KafkaEventLog, type KafkaEventLogOptions } from '../../src/kafka/index.js';
 import { createKeyPartitioner } from '../../src/kafka/partitioner.js';
 import { collect, describeEventLogContract, testEvent, uniqueName } from '../../src/testing/index.js';
@@ -204,6 +205,102 @@ describe('KafkaEventLog on a real broker', () => {
     await resumed.caughtUp;
     expect(after).toEqual([]);
     await resumed.close();
+  });
+});
+
+describe('partition ownership', () => {
+  it('tells the members of a group which partitions each owns, disjoint and complete, across a leave', async () => {
+    const fast = { partitions: 4, heartbeatIntervalMs: 300, sessionTimeoutMs: 6_000 };
+    const [one, two] = await Promise.all([openKafkaLog(fast), openKafkaLog(fast)]);
+    try {
+      const topic = uniqueName('owned');
+      const group = uniqueName('g');
+      await one.createTopics([topic]);
+      const owned = { a: [] as number[], b: [] as number[] };
+      const join = (member: 'a' | 'b', log: KafkaEventLog) =>
+        log.subscribe({
+          group,
+          topics: [topic],
+          from: 'committed',
+          handle: async () => undefined,
+          onAssignment: (partitions) => {
+            expect(partitions.every((p) => p.topic === topic)).toBe(true);
+            owned[member] = partitions.map((p) => p.partition).sort();
+          },
+        });
+      const a = await join('a', one);
+      await expect.poll(() => owned.a, { timeout: 30_000 }).toEqual([0, 1, 2, 3]);
+      const b = await join('b', two);
+      await expect
+        .poll(() => owned.a.length > 0 && owned.b.length > 0 && owned.a.length + owned.b.length === 4, {
+          timeout: 30_000,
+        })
+        .toBe(true);
+      expect([...owned.a, ...owned.b].sort()).toEqual([0, 1, 2, 3]);
+      await b.close();
+      await expect.poll(() => owned.a, { timeout: 30_000 }).toEqual([0, 1, 2, 3]);
+      await a.close();
+    } finally {
+      await Promise.all([one.close(), two.close()]);
+    }
+  });
+});
+
+describe('a projection kept by two replicas over one store', () => {
+  it('is written by one replica at a time, read by both, and handed on when the writer leaves', async () => {
+    const fast = { partitions: 2, heartbeatIntervalMs: 300, sessionTimeoutMs: 6_000 };
+    const [one, two] = await Promise.all([openKafkaLog(fast), openKafkaLog(fast)]);
+    const store = new MemoryProjectionStore();
+    const topic = uniqueName('kept');
+    const name = uniqueName('projection');
+    const applied: { replica: string; id: string }[] = [];
+    const keep = (replica: string, log: KafkaEventLog) =>
+      keepProjection({
+        log,
+        store,
+        name,
+        topics: [topic],
+        apply: async (event) => {
+          applied.push({ replica, id: event.id });
+        },
+      });
+    try {
+      await one.createTopics([topic]);
+      await one.append(
+        topic,
+        Array.from({ length: 10 }, (_, i) => testEvent(i, `acc_${i % 4}`)),
+      );
+      const a = await keep('a', one);
+      await a.caughtUp;
+      expect(new Set(applied.map((x) => x.replica))).toEqual(new Set(['a']));
+      // The lease may move to b when it joins; a is idle then, so nothing is applied twice.
+      const b = await keep('b', two);
+      await b.caughtUp;
+      const more = await one.append(
+        topic,
+        Array.from({ length: 10 }, (_, i) => testEvent(10 + i, `acc_${i % 4}`)),
+      );
+      // Either replica sees what the writer applied, whichever one it is.
+      for (const event of more) await Promise.all([a.reached(event), b.reached(event)]);
+      expect(applied.map((x) => x.id).sort()).toEqual([...new Set(applied.map((x) => x.id))].sort());
+      expect(applied).toHaveLength(20);
+      // Whoever holds the lease now wrote the last events.
+      const holder = applied.at(-1)!.replica;
+      expect(new Set(applied.slice(10).map((x) => x.replica))).toEqual(new Set([holder]));
+
+      const [leaving, staying] = holder === 'a' ? [a, b] : [b, a];
+      await leaving.close();
+      const last = await one.append(
+        topic,
+        Array.from({ length: 6 }, (_, i) => testEvent(20 + i, `acc_${i % 4}`)),
+      );
+      for (const event of last) await staying.reached(event);
+      expect(applied).toHaveLength(26);
+      expect(new Set(applied.slice(20).map((x) => x.replica))).toEqual(new Set([holder === 'a' ? 'b' : 'a']));
+      await staying.close();
+    } finally {
+      await Promise.all([one.close(), two.close()]);
+    }
   });
 });
 

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import mongoose, { type mongo } from 'mongoose';
 import type { Document, FindOptions, Positions, ProjectionCollection, ProjectionStore } from '../port.js';
 import { decodeFields, encodeFields, encodeValue, escapeKey } from './encoding.js';
@@ -14,6 +15,14 @@ export interface MongoProjectionStoreOptions {
   /** How long an operation waits for a reachable server before failing (default 5 s). */
   serverSelectionTimeoutMs?: number;
 }
+
+/**
+ * A token changed by every write of a document: `update` replaces only the revision it read, so a
+ * concurrent writer's change is never overwritten (optimistic concurrency on one document).
+ */
+const REVISION = '_rev';
+/** Conflicting writers of one document per `update` before giving up; each retry re-reads it. */
+const MAX_UPDATE_ATTEMPTS = 50;
 
 /** Indexes made for query shapes on first use, per collection; more shapes than this are served unindexed. */
 const MAX_AUTO_INDEXES = 16;
@@ -63,7 +72,7 @@ class MongoCollection<T extends Document> implements ProjectionCollection<T> {
 
   async put(doc: T): Promise<void> {
     assertId(doc);
-    const fields = encodeFields(doc as unknown as Record<string, unknown>, this.name);
+    const fields = this.encode(doc);
     for (let attempt = 1; ; attempt++) {
       try {
         await this.native().replaceOne({ _id: doc.id as never }, fields, { upsert: true });
@@ -73,6 +82,45 @@ class MongoCollection<T extends Document> implements ProjectionCollection<T> {
         if (!isDuplicateKey(error) || attempt >= 3) throw error;
       }
     }
+  }
+
+  async insert(doc: T): Promise<boolean> {
+    assertId(doc);
+    try {
+      await this.native().insertOne({ _id: doc.id as never, ...this.encode(doc) });
+      return true;
+    } catch (error) {
+      if (isDuplicateKey(error)) return false;
+      throw error;
+    }
+  }
+
+  async update(id: string, change: (current: T | undefined) => T | undefined): Promise<T | undefined> {
+    for (let attempt = 1; attempt <= MAX_UPDATE_ATTEMPTS; attempt++) {
+      const raw = await this.native().findOne({ _id: id as never });
+      const current = raw ? this.decode(raw) : undefined;
+      const next = change(current);
+      if (next === undefined || next === current) return current;
+      assertId(next);
+      if (next.id !== id) throw new TypeError(`update of ${id} returned a document with id ${next.id}`);
+      if (raw) {
+        // A document written before revisions existed has none: null matches a missing field.
+        const revision = (raw[REVISION] as string | undefined) ?? null;
+        const { matchedCount } = await this.native().replaceOne(
+          { _id: id as never, [REVISION]: revision },
+          this.encode(next),
+        );
+        if (matchedCount === 1) return next;
+      } else {
+        try {
+          await this.native().insertOne({ _id: id as never, ...this.encode(next) });
+          return next;
+        } catch (error) {
+          if (!isDuplicateKey(error)) throw error;
+        }
+      }
+    }
+    throw new Error(`update of ${this.name}/${id} conflicted ${MAX_UPDATE_ATTEMPTS} times in a row`);
   }
 
   async delete(id: string): Promise<void> {
@@ -109,8 +157,13 @@ class MongoCollection<T extends Document> implements ProjectionCollection<T> {
     await this.native().deleteMany({});
   }
 
+  private encode(doc: T): Record<string, unknown> {
+    const fields = encodeFields(doc as unknown as Record<string, unknown>, this.name);
+    return { ...fields, [REVISION]: randomUUID() };
+  }
+
   private decode(raw: mongo.Document): T {
-    const { _id: _ignored, ...fields } = raw;
+    const { _id: _ignored, [REVISION]: _revision, ...fields } = raw;
     return decodeFields(fields) as T;
   }
 

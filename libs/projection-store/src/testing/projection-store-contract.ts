@@ -109,6 +109,46 @@ export function describeProjectionStoreContract(
         expect(await b.get('job_1')).toEqual(job('job_1'));
       });
 
+      it('updates a document from its current version, creating it when missing', async () => {
+        const docs = jobs();
+        const created = await docs.update('job_1', (current) => current ?? job('job_1'));
+        expect(created).toEqual(job('job_1'));
+        const changed = await docs.update('job_1', (current) => ({
+          ...current!,
+          credits: current!.credits + 5,
+        }));
+        expect(changed?.credits).toBe(15);
+        expect(await docs.get('job_1')).toEqual(job('job_1', { credits: 15 }));
+      });
+
+      it('leaves the document as it is when the change returns it unchanged or nothing', async () => {
+        const docs = jobs();
+        await docs.put(job('job_1'));
+        expect(await docs.update('job_1', (current) => current)).toEqual(job('job_1'));
+        expect(await docs.update('job_1', () => undefined)).toEqual(job('job_1'));
+        expect(await docs.update('job_2', () => undefined)).toBeUndefined();
+        expect(await docs.count()).toBe(1);
+      });
+
+      it('inserts a document only once: of many concurrent inserts of one id exactly one succeeds', async () => {
+        const docs = jobs();
+        const results = await Promise.all(
+          Array.from({ length: 12 }, (_, i) => docs.insert(job('job_1', { credits: i }))),
+        );
+        expect(results.filter(Boolean)).toHaveLength(1);
+        const winner = results.indexOf(true);
+        expect(await docs.get('job_1')).toEqual(job('job_1', { credits: winner }));
+        expect(await docs.insert(job('job_2'))).toBe(true);
+        expect(await docs.count()).toBe(2);
+      });
+
+      it('refuses to change the id of a document', async () => {
+        const docs = jobs();
+        await docs.put(job('job_1'));
+        await expect(docs.update('job_1', (current) => ({ ...current!, id: 'job_2' }))).rejects.toThrow(/id/);
+        expect(await docs.get('job_2')).toBeUndefined();
+      });
+
       it('gives the same data to every handle of a collection name', async () => {
         const name = unique('jobs');
         await store.collection<JobDoc>(name).put(job('job_1'));

@@ -7,7 +7,14 @@ import {
   type StoredEvent,
   type ThumbforgeEvent,
 } from '@thumbforge/contracts';
-import { EVENT_LOG, Projection, type EventLog } from '@thumbforge/event-log';
+import {
+  EVENT_LOG,
+  foldInto,
+  Projection,
+  unfolded,
+  type EventLog,
+  type FoldedDocument,
+} from '@thumbforge/event-log';
 import { PROJECTION_STORE, type ProjectionStore } from '@thumbforge/projection-store';
 
 export const PHOTOS = 'asset_photos';
@@ -17,14 +24,17 @@ export const REFERENCE_SETS = 'asset_reference_sets';
 export const HANDLED_COMMANDS = 'asset_handled_commands';
 
 /** id = accountId. */
-export interface SavedPhoto {
+export interface SavedPhoto extends FoldedDocument {
   id: string;
   key: string;
+  /** A removal is kept, folded, so that an older save applied again cannot bring the photo back. */
+  removed?: boolean;
 }
 
 /** id = accountId. */
-export interface SavedLogo extends LogoPlacement {
+export interface SavedLogo extends LogoPlacement, FoldedDocument {
   id: string;
+  removed?: boolean;
 }
 
 /** id = setId. A removed set stays as a tombstone so that a re-delivered create cannot revive it. */
@@ -61,12 +71,14 @@ export class AssetProjection extends Projection {
     super(log, store, 'asset', [TOPICS.assets]);
   }
 
-  photo(accountId: string): Promise<SavedPhoto | undefined> {
-    return this.photos.get(accountId);
+  async photo(accountId: string): Promise<Omit<SavedPhoto, 'folded'> | undefined> {
+    const photo = await this.photos.get(accountId);
+    return photo?.removed ? undefined : unfolded(photo);
   }
 
-  logo(accountId: string): Promise<SavedLogo | undefined> {
-    return this.logos.get(accountId);
+  async logo(accountId: string): Promise<Omit<SavedLogo, 'folded'> | undefined> {
+    const logo = await this.logos.get(accountId);
+    return logo?.removed ? undefined : unfolded(logo);
   }
 
   /** The account's set, or undefined when it does not exist, belongs to another account or was removed. */
@@ -109,19 +121,37 @@ export class AssetProjection extends Projection {
     if (!ASSET_FACTS.has(event.type)) return;
     const fact = event as StoredEvent & ThumbforgeEvent;
     switch (fact.type) {
-      case 'asset.photo-saved':
-        await this.photos.put({ id: fact.payload.accountId, key: fact.payload.key });
+      case 'asset.photo-saved': {
+        const { accountId, key } = fact.payload;
+        await foldInto(this.photos, accountId, event, () => ({ id: accountId, key }));
         break;
+      }
       case 'asset.photo-removed':
-        await this.photos.delete(fact.payload.accountId);
+        await foldInto(
+          this.photos,
+          fact.payload.accountId,
+          event,
+          (photo) => photo && { ...photo, removed: true },
+        );
         break;
       case 'asset.logo-saved': {
         const { accountId, key, position, size, dropShadow } = fact.payload;
-        await this.logos.put({ id: accountId, key, position, size, dropShadow });
+        await foldInto(this.logos, accountId, event, () => ({
+          id: accountId,
+          key,
+          position,
+          size,
+          dropShadow,
+        }));
         break;
       }
       case 'asset.logo-removed':
-        await this.logos.delete(fact.payload.accountId);
+        await foldInto(
+          this.logos,
+          fact.payload.accountId,
+          event,
+          (logo) => logo && { ...logo, removed: true },
+        );
         break;
       case 'asset.reference-set-created': {
         const { accountId, setId, format, imageKeys } = fact.payload;

@@ -1,7 +1,14 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { TOPICS, type EventEnvelope, type StoredEvent } from '@thumbforge/contracts';
 import { applyBillingEvent, isBillingFact, type AccountLedger } from '@thumbforge/domain';
-import { EVENT_LOG, Projection, type EventLog } from '@thumbforge/event-log';
+import {
+  EVENT_LOG,
+  foldInto,
+  Projection,
+  unfolded,
+  type EventLog,
+  type FoldedDocument,
+} from '@thumbforge/event-log';
 import {
   PROJECTION_STORE,
   type ProjectionCollection,
@@ -10,7 +17,7 @@ import {
 import { KeyedLock } from './keyed-lock.js';
 
 export const LEDGER_COLLECTION = 'billing_accounts';
-export type LedgerDocument = AccountLedger & { id: string };
+export type LedgerDocument = AccountLedger & FoldedDocument;
 
 /**
  * Billing's own state: the ledger of every account, folded from the billing facts on the log into the
@@ -29,8 +36,8 @@ export class LedgerProjection extends Projection {
     return this.store.collection<LedgerDocument>(LEDGER_COLLECTION);
   }
 
-  ledger(accountId: string): Promise<AccountLedger | undefined> {
-    return this.documents.get(accountId);
+  async ledger(accountId: string): Promise<AccountLedger | undefined> {
+    return unfolded(await this.documents.get(accountId));
   }
 
   /** One decision at a time per account: read the ledger, decide, commit, then the next. */
@@ -49,8 +56,9 @@ export class LedgerProjection extends Projection {
   protected async apply(event: StoredEvent): Promise<void> {
     if (!isBillingFact(event)) return;
     const accountId = (event.payload as { accountId?: string }).accountId ?? event.aggregateId;
-    const current = await this.documents.get(accountId);
-    const next = applyBillingEvent(current, event);
-    if (next && next !== current) await this.documents.put({ ...next, id: accountId });
+    await foldInto(this.documents, accountId, event, (current) => {
+      const next = applyBillingEvent(current, event);
+      return next && next !== current ? { ...next, id: accountId } : current;
+    });
   }
 }

@@ -215,10 +215,11 @@ export class GenerateUseCase {
   }
 
   private async resultBody(result: EventPayloads['render.succeeded']): Promise<GenerationResultDto> {
-    const stored = await this.objects.get('private', result.resultKey);
-    if (!stored) throw new ApiException(500, ERROR_CODES.GENERATION_FAILED, 'Generated image is missing');
+    const base64 =
+      result.inlineImage ?? (await this.objects.get('private', result.resultKey))?.body.toString('base64');
+    if (!base64) throw new ApiException(500, ERROR_CODES.GENERATION_FAILED, 'Generated image is missing');
     return {
-      image: `data:${MIME[result.outputFormat]};base64,${stored.body.toString('base64')}`,
+      image: `data:${MIME[result.outputFormat]};base64,${base64}`,
       format: result.format,
       outputFormat: result.outputFormat,
       generationId: result.generationId,

@@ -26,10 +26,12 @@ export class GetJobUseCase {
     if (!job || job.accountId !== principal.accountId) throw notFound();
     const dto: JobStatusDto = { jobId: job.jobId, status: job.status, webhookUrl: job.webhookUrl };
     if (job.status === 'completed' && job.result) {
-      const stored = await this.objects.get('private', job.result.resultKey);
+      const base64 =
+        job.result.inlineImage ??
+        (await this.objects.get('private', job.result.resultKey))?.body.toString('base64');
       const mime = job.result.outputFormat === 'png' ? 'image/png' : 'image/webp';
       dto.result = {
-        image: stored ? `data:${mime};base64,${stored.body.toString('base64')}` : '',
+        image: base64 ? `data:${mime};base64,${base64}` : '',
         format: job.result.format,
         outputFormat: job.result.outputFormat,
         generationId: job.result.generationId,

@@ -6,7 +6,7 @@ import {
 } from '@nestjs/common';
 import { TOPICS, type StoredEvent } from '@thumbforge/contracts';
 import { applyBillingEvent, applyJobEvent, type AccountLedger, type JobView } from '@thumbforge/domain';
-import { EVENT_LOG, Projection, type EventLog } from '@thumbforge/event-log';
+import { EVENT_LOG, foldInto, Projection, type EventLog, type FoldedDocument } from '@thumbforge/event-log';
 import { ReadinessRegistry, hashApiKey } from '@thumbforge/platform';
 import { PROJECTION_STORE, type ProjectionStore } from '@thumbforge/projection-store';
 
@@ -14,12 +14,17 @@ export interface KeyDoc {
   id: string; // SHA-256 of the key
   accountId: string;
 }
-export interface AccountDoc {
-  id: string;
+export interface AccountDoc extends FoldedDocument {
   currentKeyHash: string | null;
+  /** The key the current one replaced, whose document is deleted once the current one is written. */
+  previousKeyHash?: string | null;
   ledger: AccountLedger | null;
 }
-export type JobDoc = JobView & { id: string };
+export type JobDoc = JobView & FoldedDocument;
+
+function newAccount(id: string): AccountDoc {
+  return { id, currentKeyHash: null, previousKeyHash: null, ledger: null };
+}
 
 const KEYS = 'gateway_keys';
 const ACCOUNTS = 'gateway_accounts';
@@ -63,37 +68,52 @@ export class GatewayReadModel
 
   protected async apply(event: StoredEvent): Promise<void> {
     if (event.topic === TOPICS.gateway && event.type === 'gateway.api-key-issued') {
-      const { accountId, keyHash } = event.payload as { accountId: string; keyHash: string };
-      const account = (await this.accounts.get(accountId)) ?? {
-        id: accountId,
-        currentKeyHash: null,
-        ledger: null,
-      };
-      if (account.currentKeyHash) await this.keys.delete(account.currentKeyHash);
-      await this.keys.put({ id: keyHash, accountId });
-      await this.accounts.put({ ...account, currentKeyHash: keyHash });
+      await this.applyKeyIssued(event);
       return;
     }
     if (event.topic === TOPICS.billing) {
       const accountId = event.aggregateId;
-      const account = (await this.accounts.get(accountId)) ?? {
-        id: accountId,
-        currentKeyHash: null,
-        ledger: null,
-      };
-      const ledger = applyBillingEvent(account.ledger ?? undefined, event) ?? null;
-      if (ledger !== account.ledger) await this.accounts.put({ ...account, ledger });
+      await foldInto(this.accounts, accountId, event, (account) => {
+        const ledger = applyBillingEvent(account?.ledger ?? undefined, event) ?? null;
+        if (ledger === (account?.ledger ?? null)) return account;
+        return { ...(account ?? newAccount(accountId)), ledger };
+      });
     }
     const jobId = event.correlationId ?? event.aggregateId;
     if (event.topic === TOPICS.billing && event.type !== 'billing.credits-reserved') return;
-    const current = await this.jobs.get(jobId);
-    const next = applyJobEvent(current, event);
-    if (next && next !== current) await this.jobs.put({ ...next, id: next.jobId });
+    await foldInto(this.jobs, jobId, event, (current) => {
+      const next = applyJobEvent(current, event);
+      return next && next !== current ? { ...next, id: jobId } : current;
+    });
+  }
+
+  /**
+   * The account's current key hash moves forward only (the account document records how far the
+   * gateway topic is folded into it); the key documents follow it: the new one written, the one it
+   * replaced deleted, and a key that was already replaced when its event is applied deleted too.
+   */
+  private async applyKeyIssued(event: StoredEvent): Promise<void> {
+    const { accountId, keyHash } = event.payload as { accountId: string; keyHash: string };
+    const account = await foldInto(this.accounts, accountId, event, (current) => {
+      const base = current ?? newAccount(accountId);
+      return { ...base, currentKeyHash: keyHash, previousKeyHash: base.currentKeyHash };
+    });
+    if (account?.currentKeyHash !== keyHash) {
+      await this.keys.delete(keyHash);
+      return;
+    }
+    await this.keys.put({ id: keyHash, accountId });
+    if (account.previousKeyHash && account.previousKeyHash !== keyHash) {
+      await this.keys.delete(account.previousKeyHash);
+    }
   }
 
   async accountByKey(apiKey: string): Promise<AccountDoc | undefined> {
-    const key = await this.keys.get(hashApiKey(apiKey));
-    return key ? this.accounts.get(key.accountId) : undefined;
+    const keyHash = hashApiKey(apiKey);
+    const key = await this.keys.get(keyHash);
+    const account = key ? await this.accounts.get(key.accountId) : undefined;
+    // A replaced key's document can outlive the rotation briefly; the account's current key decides.
+    return account?.currentKeyHash === keyHash ? account : undefined;
   }
 
   account(accountId: string): Promise<AccountDoc | undefined> {

@@ -35,16 +35,16 @@ export class RebuildUseCase {
     const ledgers = new Map<string, AccountLedger>();
     const jobs = new Map<string, JobView>();
     let done = 0;
-    let last: StoredEvent | undefined;
+    // The last event replayed per partition: the live model must have applied it before comparing.
+    const last = new Map<string, StoredEvent>();
     const tick = () => {
       done += 1;
       if (done % 1000 === 0 || done === total) onProgress({ done, total });
     };
     // Billing first: a job view starts from its reservation, which must precede its render facts.
-    for (const [i, topic] of topics.entries()) {
+    for (const topic of topics) {
       for await (const event of this.log.read(topic)) {
-        if (event.offset >= sizes[i]!) break;
-        last = event;
+        last.set(`${event.topic}:${event.partition}`, event);
         if (topic === TOPICS.billing) {
           const next = applyBillingEvent(ledgers.get(event.aggregateId), event);
           if (next) ledgers.set(event.aggregateId, next);
@@ -58,15 +58,18 @@ export class RebuildUseCase {
         if (view) jobs.set(jobId, view);
         tick();
       }
-      if (last) await this.readModel.settle([last]);
     }
+    await this.readModel.settle([...last.values()]);
     if (total === 0) onProgress({ done: 0, total: 0 });
 
     const liveAccounts = new Map(
       (await this.readModel.allAccounts()).filter((a) => a.ledger).map((a) => [a.id, a.ledger!]),
     );
     const liveJobs = new Map(
-      (await this.readModel.allJobs()).map(({ id: _id, ...view }) => [view.jobId, view as JobView]),
+      (await this.readModel.allJobs()).map(({ id: _id, folded: _folded, ...view }) => [
+        view.jobId,
+        view as JobView,
+      ]),
     );
     const accountMismatches = diff(ledgers, liveAccounts);
     const jobMismatches = diff(jobs, liveJobs);

@@ -201,8 +201,26 @@ describe('RenderJobUseCase', () => {
     expect(log.appended[0]).toMatchObject({ type: 'render.succeeded', payload: { imageUrl: null } });
   });
 
-  it('fails the job when the result cannot be stored', async () => {
+  it('sends the image inside render.succeeded when storage is down, with a null imageUrl', async () => {
     const { log, objects, useCase } = setup();
+    objects.failing.add('private');
+    objects.failing.add('public');
+    const result = await useCase.execute({ job, reservationEventId: RESERVED });
+    expect(result).toEqual({ status: 'succeeded', resultKey: `results/${job.jobId}.webp`, imageUrl: null });
+    expect(log.appended[0]).toMatchObject({
+      type: 'render.succeeded',
+      payload: { imageUrl: null, inlineImage: IMAGE.toString('base64') },
+    });
+  });
+
+  it('keeps the image out of the event when storage works', async () => {
+    const { log, useCase } = setup();
+    await useCase.execute({ job, reservationEventId: RESERVED });
+    expect(log.appended[0]!.payload).not.toHaveProperty('inlineImage');
+  });
+
+  it('fails the job when storage is down and the image is too large to send inline', async () => {
+    const { log, objects, useCase } = setup(new StubModel(async () => Buffer.alloc(700 * 1024, 1)));
     objects.failing.add('private');
     const error = 'The generated image could not be stored';
     expect(await useCase.execute({ job, reservationEventId: RESERVED })).toEqual({ status: 'failed', error });

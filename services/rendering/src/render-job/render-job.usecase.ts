@@ -4,6 +4,7 @@ import { EVENT_LOG, type EventLog } from '@thumbforge/event-log';
 import { CONTENT_TYPES, extensionOf } from '@thumbforge/imaging';
 import { OBJECT_STORE, type ObjectStore } from '@thumbforge/object-store';
 import { CLOCK, CONFIG, LOGGER, type Clock, type Config, type Logger } from '@thumbforge/platform';
+import { countGeneration, recordRenderDuration, withSpan } from '@thumbforge/telemetry';
 import {
   GENERATION_MODEL,
   GenerationModelError,
@@ -37,6 +38,12 @@ export function publicKeyOf(job: Pick<JobSpec, 'accountId' | 'generationId' | 'o
   return `users/${job.accountId}/generations/${job.generationId}.${extensionOf(job.outputFormat)}`;
 }
 
+/**
+ * The largest image sent inside `render.succeeded` when the private bucket cannot keep it: base64
+ * makes it a third larger, and the event must stay under Kafka's default 1 MB message limit.
+ */
+const MAX_INLINE_IMAGE_BYTES = 600 * 1024;
+
 /** A failure whose message is written for the user as it is (it ends up in `generation.failed`). */
 class GenerationError extends Error {}
 
@@ -62,22 +69,36 @@ export class RenderJobUseCase {
     if (await this.outcomes.get(job.jobId)) return { status: 'already-rendered' };
 
     let rendered: GeneratedImage;
+    const started = performance.now();
+    const measured = { format: job.format, model: job.model };
     try {
-      rendered = await this.withTimeout(this.generate(job));
+      rendered = await withSpan(
+        'render',
+        { attributes: { 'thumbforge.job.id': job.jobId, 'thumbforge.format': job.format } },
+        () => this.withTimeout(this.generate(job)),
+      );
     } catch (error) {
+      recordRenderDuration({ ...measured, status: 'failed' }, (performance.now() - started) / 1000);
       return this.fail(job, reservationEventId, error);
     }
+    recordRenderDuration({ ...measured, status: 'succeeded' }, (performance.now() - started) / 1000);
 
     const resultKey = resultKeyOf(job);
+    let inlineImage: string | undefined;
     try {
       await this.objects.put('private', resultKey, rendered.image, CONTENT_TYPES[job.outputFormat]);
     } catch (error) {
-      this.logger.error({ jobId: job.jobId, err: error }, 'storing the render result failed');
-      return this.fail(
-        job,
-        reservationEventId,
-        new GenerationError('The generated image could not be stored'),
-      );
+      // Storage is down: a small enough image rides in the event itself, so the caller still gets it.
+      if (rendered.image.length > MAX_INLINE_IMAGE_BYTES) {
+        this.logger.error({ jobId: job.jobId, err: error }, 'storing the render result failed');
+        return this.fail(
+          job,
+          reservationEventId,
+          new GenerationError('The generated image could not be stored'),
+        );
+      }
+      this.logger.warn({ jobId: job.jobId, err: error }, 'storing the render result failed; sent inline');
+      inlineImage = rendered.image.toString('base64');
     }
     const imageUrl = await this.publish(job, rendered.image);
 
@@ -96,11 +117,13 @@ export class RenderJobUseCase {
         resultKey,
         imageUrl,
         webhookUrl: job.webhookUrl,
+        ...(inlineImage ? { inlineImage } : {}),
       },
       this.envelopeOptions(job, reservationEventId),
     );
     await this.log.append(TOPICS.jobs, [event]);
     await this.outcomes.record({ id: job.jobId, outcome: 'succeeded', eventId: event.id });
+    countGeneration({ format: job.format, model: job.model, status: 'succeeded' });
     this.logger.info(
       { jobId: job.jobId, bytes: rendered.image.length, imageUrl, by: rendered.by },
       'render succeeded',
@@ -171,6 +194,7 @@ export class RenderJobUseCase {
     );
     await this.log.append(TOPICS.jobs, [event]);
     await this.outcomes.record({ id: job.jobId, outcome: 'failed', eventId: event.id });
+    countGeneration({ format: job.format, model: job.model, status: 'failed' });
     this.logger.info({ jobId: job.jobId, error: message }, 'render failed');
     return { status: 'failed', error: message };
   }

@@ -3,6 +3,7 @@ import { makeEvent, TOPICS, type EnvelopeOptions } from '@thumbforge/contracts';
 import { EVENT_LOG, type EventLog } from '@thumbforge/event-log';
 import { OBJECT_STORE, type ObjectStore } from '@thumbforge/object-store';
 import { CLOCK, CONFIG, LOGGER, type Clock, type Config, type Logger } from '@thumbforge/platform';
+import { countWebhookAttempt, withSpan } from '@thumbforge/telemetry';
 import { DeliveryProjection, type DeliveryDoc } from '../deliveries/delivery-projection.js';
 import { SigningKeys } from '../deliveries/signing-keys.js';
 import { signBody, webhookBody, webhookHeaders } from './webhook-body.js';
@@ -71,6 +72,7 @@ export class AttemptDeliveryUseCase {
         ),
       ]);
       this.logger.info({ jobId, attempt, status: result.status }, 'webhook delivered');
+      countWebhookAttempt('success');
       return { kind: 'delivered' };
     }
 
@@ -86,6 +88,7 @@ export class AttemptDeliveryUseCase {
         ),
       ]);
       this.logger.warn({ ...failure, nextAttemptAt: at.toISOString() }, 'webhook attempt failed');
+      countWebhookAttempt('failure');
       return { kind: 'retry', attempt: attempt + 1, at };
     }
     await this.log.append(TOPICS.webhooks, [
@@ -103,6 +106,7 @@ export class AttemptDeliveryUseCase {
       ),
     ]);
     this.logger.warn(failure, 'webhook delivery exhausted');
+    countWebhookAttempt('exhausted');
     return { kind: 'exhausted' };
   }
 
@@ -111,7 +115,10 @@ export class AttemptDeliveryUseCase {
     if (key === undefined) return { ok: false, status: null, error: 'no API key is known for the account' };
     let image: Buffer | undefined;
     if (delivery.outcome.event === 'generation.completed') {
-      image = (await this.objects.get('private', delivery.outcome.resultKey))?.body;
+      const { inlineImage, resultKey } = delivery.outcome;
+      image = inlineImage
+        ? Buffer.from(inlineImage, 'base64')
+        : (await this.objects.get('private', resultKey))?.body;
       if (!image) return { ok: false, status: null, error: 'the generated image is no longer available' };
     }
     const body = webhookBody(
@@ -119,10 +126,42 @@ export class AttemptDeliveryUseCase {
       image,
     );
     const bytes = JSON.stringify(body);
-    return this.sender.post(delivery.url, bytes, webhookHeaders(body, signBody(bytes, key), attempt));
+    // The span describes the attempt; nothing of it goes into the bytes, which every attempt repeats.
+    return withSpan(
+      'POST',
+      { kind: 'client', attributes: attemptAttributes(delivery, attempt) },
+      async (span) => {
+        const result = await this.sender.post(
+          delivery.url,
+          bytes,
+          webhookHeaders(body, signBody(bytes, key), attempt),
+        );
+        if (result.status !== null) span.set('http.response.status_code', result.status);
+        if (!result.ok)
+          span.fail(result.error, result.status === null ? 'request_failed' : String(result.status));
+        return result;
+      },
+    );
   }
 
   private causedBy(delivery: DeliveryDoc): EnvelopeOptions {
     return { correlationId: delivery.id, causationId: delivery.requestEventId, occurredAt: this.clock.now() };
   }
+}
+
+/** The client span's attributes; the URL without credentials, query or fragment, which may hold secrets. */
+function attemptAttributes(delivery: DeliveryDoc, attempt: number): Record<string, string | number> {
+  const attributes: Record<string, string | number> = {
+    'http.request.method': 'POST',
+    'thumbforge.job.id': delivery.id,
+    'thumbforge.webhook.attempt': attempt,
+  };
+  if (attempt > 1) attributes['http.request.resend_count'] = attempt - 1;
+  if (URL.canParse(delivery.url)) {
+    const url = new URL(delivery.url);
+    attributes['url.full'] = `${url.protocol}//${url.host}${url.pathname}`;
+    attributes['server.address'] = url.hostname;
+    attributes['server.port'] = Number(url.port) || (url.protocol === 'https:' ? 443 : 80);
+  }
+  return attributes;
 }

@@ -1,13 +1,16 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { isEvent, type StoredEvent, type WebhookOutcome } from '@thumbforge/contracts';
+import { foldInto, type FoldedDocument } from '@thumbforge/event-log';
 import { PROJECTION_STORE, type ProjectionStore } from '@thumbforge/projection-store';
 
 export type DeliveryState = 'pending' | 'delivered' | 'exhausted';
 
 /** One webhook delivery (one per job), folded from TOPICS.webhooks. */
-export interface DeliveryDoc {
+export interface DeliveryDoc extends FoldedDocument {
   /** The job id. */
   id: string;
+  /** The TOPICS.webhooks partition of the job's events: the replica that owns it makes the attempts. */
+  partition?: number;
   accountId: string | null;
   url: string;
   outcome: WebhookOutcome;
@@ -32,30 +35,31 @@ export class DeliveryProjection {
     return this.store.collection<DeliveryDoc>(DELIVERIES_COLLECTION);
   }
 
-  /** Folds one event; answers the delivery when the event opened a new one, so it can be scheduled. */
-  async apply(event: StoredEvent): Promise<DeliveryDoc | null> {
+  /** Folds one event of TOPICS.webhooks into its job's delivery. */
+  async apply(event: StoredEvent): Promise<void> {
     if (isEvent(event, 'webhook.delivery-requested')) {
       const { jobId, accountId, url, outcome, timestamp } = event.payload;
-      if (await this.deliveries.get(jobId)) return null;
-      const delivery: DeliveryDoc = {
-        id: jobId,
-        accountId,
-        url,
-        outcome,
-        timestamp,
-        requestEventId: event.id,
-        state: 'pending',
-        attempts: 0,
-        nextAttemptAt: null,
-        lastStatus: null,
-        lastError: null,
-      };
-      await this.deliveries.put(delivery);
-      return delivery;
-    }
-    if (isEvent(event, 'webhook.attempt-failed')) {
+      await foldInto(this.deliveries, jobId, event, (current) =>
+        current
+          ? current
+          : {
+              id: jobId,
+              partition: event.partition,
+              accountId,
+              url,
+              outcome,
+              timestamp,
+              requestEventId: event.id,
+              state: 'pending' as const,
+              attempts: 0,
+              nextAttemptAt: null,
+              lastStatus: null,
+              lastError: null,
+            },
+      );
+    } else if (isEvent(event, 'webhook.attempt-failed')) {
       const { jobId, attempt, status, error, nextAttemptAt } = event.payload;
-      await this.update(jobId, (d) => ({
+      await this.change(event, jobId, (d) => ({
         ...d,
         attempts: Math.max(d.attempts, attempt),
         nextAttemptAt,
@@ -64,7 +68,7 @@ export class DeliveryProjection {
       }));
     } else if (isEvent(event, 'webhook.delivered')) {
       const { jobId, attempt, status } = event.payload;
-      await this.update(jobId, (d) => ({
+      await this.change(event, jobId, (d) => ({
         ...d,
         state: 'delivered',
         attempts: Math.max(d.attempts, attempt),
@@ -74,7 +78,7 @@ export class DeliveryProjection {
       }));
     } else if (isEvent(event, 'webhook.exhausted')) {
       const { jobId, attempts, lastError } = event.payload;
-      await this.update(jobId, (d) => ({
+      await this.change(event, jobId, (d) => ({
         ...d,
         state: d.state === 'delivered' ? d.state : 'exhausted',
         attempts: Math.max(d.attempts, attempts),
@@ -82,12 +86,10 @@ export class DeliveryProjection {
         lastError,
       }));
     }
-    return null;
   }
 
-  private async update(jobId: string, change: (delivery: DeliveryDoc) => DeliveryDoc): Promise<void> {
-    const delivery = await this.deliveries.get(jobId);
-    if (delivery) await this.deliveries.put(change(delivery));
+  private async change(event: StoredEvent, jobId: string, change: (delivery: DeliveryDoc) => DeliveryDoc) {
+    await foldInto(this.deliveries, jobId, event, (current) => current && change(current));
   }
 
   get(jobId: string): Promise<DeliveryDoc | undefined> {

@@ -1,9 +1,10 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { isEvent, type StoredEvent } from '@thumbforge/contracts';
 import { CONFIG, decryptApiKey, PUBLIC_TEST_KEY, type Config } from '@thumbforge/platform';
+import { foldInto, type FoldedDocument } from '@thumbforge/event-log';
 import { PROJECTION_STORE, type ProjectionStore } from '@thumbforge/projection-store';
 
-interface SigningKeyDoc {
+interface SigningKeyDoc extends FoldedDocument {
   /** The account id. */
   id: string;
   /** Kept encrypted at rest, as on the log; decrypted only to sign. */
@@ -26,7 +27,9 @@ export class SigningKeys {
 
   async apply(event: StoredEvent): Promise<void> {
     if (!isEvent(event, 'gateway.api-key-issued')) return;
-    await this.keys.put({ id: event.payload.accountId, keyCiphertext: event.payload.keyCiphertext });
+    const { accountId, keyCiphertext } = event.payload;
+    // Folded, so a lease handover that applies an older key again cannot bring it back.
+    await foldInto(this.keys, accountId, event, () => ({ id: accountId, keyCiphertext }));
   }
 
   /** The key that signs for the account; deliveries without an account are signed with the public test key. */

@@ -29,7 +29,8 @@ export class RequestDeliveryUseCase {
   async execute({ event }: RequestDeliveryCommand): Promise<StoredEvent | null> {
     let outcome: WebhookOutcome;
     if (isEvent(event, 'render.succeeded')) {
-      const { generationId, format, outputFormat, width, height, resultKey, imageUrl } = event.payload;
+      const { generationId, format, outputFormat, width, height, resultKey, imageUrl, inlineImage } =
+        event.payload;
       outcome = {
         event: 'generation.completed',
         generationId,
@@ -39,6 +40,7 @@ export class RequestDeliveryUseCase {
         height,
         resultKey,
         imageUrl,
+        ...(inlineImage ? { inlineImage } : {}),
       };
     } else if (isEvent(event, 'render.failed')) {
       outcome = { event: 'generation.failed', error: event.payload.error };

@@ -17,6 +17,7 @@ export class DeliveryScheduler {
   private readonly timers = new Map<string, unknown>();
   private readonly inFlight = new Map<string, Promise<void>>();
   private stopped = false;
+  private owned: (jobId: string) => boolean = () => true;
 
   constructor(
     @Inject(WEBHOOK_TIMERS) private readonly clockTimers: Timers,
@@ -27,7 +28,7 @@ export class DeliveryScheduler {
 
   /** Makes `attempt` for the job at `at` (now when it is past); replaces a timer already set for the job. */
   schedule(jobId: string, attempt: number, at: Date): void {
-    if (this.stopped || this.inFlight.has(jobId)) return;
+    if (this.stopped || this.inFlight.has(jobId) || !this.owned(jobId)) return;
     const existing = this.timers.get(jobId);
     if (existing !== undefined) this.clockTimers.clearTimeout(existing);
     const delay = Math.min(Math.max(0, at.getTime() - this.clock.now().getTime()), MAX_TIMER_MS);
@@ -35,6 +36,19 @@ export class DeliveryScheduler {
       jobId,
       this.clockTimers.setTimeout(() => this.run(jobId, attempt), delay),
     );
+  }
+
+  /**
+   * Keeps only the timers of jobs `owned` accepts, and sets later ones (retries included) only for
+   * them: another replica has taken the rest. Attempts in flight finish.
+   */
+  restrictTo(owned: (jobId: string) => boolean): void {
+    this.owned = owned;
+    for (const [jobId, handle] of this.timers) {
+      if (owned(jobId)) continue;
+      this.clockTimers.clearTimeout(handle);
+      this.timers.delete(jobId);
+    }
   }
 
   /** Sets no more timers, drops the pending ones and waits for attempts in flight to finish. */
