@@ -4,6 +4,7 @@ import { S3ObjectStore } from '@thumbforge/object-store/s3';
 import { createLogger, systemClock, type Config, type Infrastructure } from '@thumbforge/platform';
 import type { ProjectionStore } from '@thumbforge/projection-store';
 import { MongoProjectionStore } from '@thumbforge/projection-store/mongo';
+import { instrumentPorts } from '@thumbforge/telemetry';
 import type { ClusterSettings } from './settings.js';
 
 /**
@@ -50,5 +51,13 @@ export async function openClusterInfrastructure(
     await Promise.allSettled(opened.map((port) => port.close()));
     throw error;
   }
-  return { config, log, projections, objects, clock: systemClock, logger };
+  // Kafka, MongoDB and S3 spans while telemetry is on; these very adapters otherwise.
+  return instrumentPorts(
+    { config, log, projections, objects, clock: systemClock, logger },
+    {
+      collectionPrefix: `${serviceName}_`,
+      mongoUri: settings.mongo.uri,
+      buckets: { public: s3.publicBucket, private: s3.privateBucket },
+    },
+  );
 }

@@ -1,3 +1,4 @@
+import { telemetryActive, traceLogFields } from '@thumbforge/telemetry';
 import { pino, type Logger } from 'pino';
 import type { Config } from './config.js';
 
@@ -10,6 +11,8 @@ export function createLogger(
     level: config.logLevel,
     base: { service: 'thumbforge', ...bindings },
     timestamp: pino.stdTimeFunctions.isoTime,
+    // trace_id / span_id of the active span; without telemetry no mixin runs at all.
+    ...(telemetryActive() ? { mixin: traceLogFields } : {}),
     redact: {
       paths: ['req.headers["x-api-key"]', 'req.headers.authorization', 'apiKey', '*.apiKey'],
       censor: '[redacted]',

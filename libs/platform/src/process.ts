@@ -1,6 +1,7 @@
 import { Module, type DynamicModule, type Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
+import { httpServerTelemetry, shutdownTelemetry } from '@thumbforge/telemetry';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { HealthModule } from './health/health.module.js';
 import { InfrastructureModule, type Infrastructure } from './infrastructure.module.js';
@@ -35,6 +36,9 @@ export async function createServiceApp(
   });
   app.set('trust proxy', 'loopback');
   app.disable('x-powered-by');
+  // First, so the span covers the whole request, body parsing and access log included.
+  const telemetry = httpServerTelemetry();
+  if (telemetry) app.use(telemetry);
   options.configure?.(app, infra);
   await app.init();
   // The ports close after every consumer has finished its in-flight event.
@@ -83,13 +87,16 @@ export async function runServiceProcess(options: ServiceProcessOptions): Promise
       logger.info({ signal }, 'shutting down');
       const force = setTimeout(() => process.exit(1), 30_000);
       force.unref();
-      app.close().then(
-        () => process.exit(0),
-        (error: unknown) => {
-          logger.error({ err: error }, 'shutdown failed');
-          process.exit(1);
-        },
-      );
+      app
+        .close()
+        .then(() => shutdownTelemetry())
+        .then(
+          () => process.exit(0),
+          (error: unknown) => {
+            logger.error({ err: error }, 'shutdown failed');
+            process.exit(1);
+          },
+        );
     });
   }
 }

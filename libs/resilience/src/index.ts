@@ -3,6 +3,7 @@ import { createRequire } from 'node:module';
 
 /** The part of opossum's CircuitBreaker used here (the package ships no type declarations). */
 export interface Breaker<TArgs extends unknown[], TResult> extends EventEmitter {
+  readonly name: string;
   fire(...args: TArgs): Promise<TResult>;
   readonly opened: boolean;
   readonly halfOpen: boolean;
@@ -48,13 +49,28 @@ export function isBreakerOpen(error: unknown): boolean {
   return (error as { code?: unknown } | null)?.code === BREAKER_OPEN;
 }
 
+/** Every breaker not yet shut down, so metrics can report their states without each owner wiring them. */
+const liveBreakers = new Set<Breaker<never[], unknown>>();
+
+export interface BreakerState {
+  name: string;
+  state: 'closed' | 'open' | 'half-open';
+}
+
+export function breakerStates(): BreakerState[] {
+  return [...liveBreakers].map((breaker) => ({
+    name: breaker.name,
+    state: breaker.halfOpen ? 'half-open' : breaker.opened ? 'open' : 'closed',
+  }));
+}
+
 export function createBreaker<TArgs extends unknown[], TResult>(
   name: string,
   action: (...args: TArgs) => Promise<TResult>,
   options: BreakerOptions,
   isNotAFailure: (error: unknown) => boolean,
 ): Breaker<TArgs, TResult> {
-  return new Opossum(action, {
+  const breaker = new Opossum(action, {
     name,
     timeout: false,
     volumeThreshold: options.volumeThreshold,
@@ -64,4 +80,8 @@ export function createBreaker<TArgs extends unknown[], TResult>(
     rollingCountBuckets: 10,
     errorFilter: isNotAFailure,
   });
+  const live = breaker as unknown as Breaker<never[], unknown>;
+  liveBreakers.add(live);
+  breaker.once('shutdown', () => liveBreakers.delete(live));
+  return breaker;
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { BREAKER_OPEN, createBreaker, isBreakerOpen } from '../src/index.js';
+import { BREAKER_OPEN, breakerStates, createBreaker, isBreakerOpen } from '../src/index.js';
 
 const options = { volumeThreshold: 2, resetTimeoutMs: 60, windowMs: 10_000 };
 
@@ -60,5 +60,23 @@ describe('createBreaker', () => {
     expect(await breaker.fire(4)).toBe(8);
     expect(breaker.closed).toBe(true);
     breaker.shutdown();
+  });
+
+  it('lists every live breaker with its state until it is shut down', async () => {
+    const breaker = createBreaker(
+      'listed',
+      async () => {
+        throw new Error('down');
+      },
+      options,
+      () => false,
+    );
+    const listed = () => breakerStates().filter((b) => b.name === 'listed');
+    expect(listed()).toEqual([{ name: 'listed', state: 'closed' }]);
+    await breaker.fire().catch(() => undefined);
+    await breaker.fire().catch(() => undefined);
+    expect(listed()).toEqual([{ name: 'listed', state: 'open' }]);
+    breaker.shutdown();
+    expect(listed()).toEqual([]);
   });
 });

@@ -1,6 +1,9 @@
 import 'reflect-metadata';
 import { runServiceProcess, startOrExit } from '@thumbforge/platform';
+import { startTelemetry } from '@thumbforge/telemetry';
 import { EMBEDDED_APP, openEmbeddedInfrastructure } from './bootstrap.js';
+
+startTelemetry('embedded');
 
 startOrExit('embedded', () =>
   runServiceProcess({

@@ -1,7 +1,10 @@
 import 'reflect-metadata';
 import { clusterInfrastructure } from '@thumbforge/cluster';
 import { runServiceProcess, startOrExit } from '@thumbforge/platform';
+import { startTelemetry } from '@thumbforge/telemetry';
 import { WebhookDeliveryModule } from './webhook-delivery.module.js';
+
+startTelemetry('webhook-delivery');
 
 startOrExit('webhook-delivery', () =>
   runServiceProcess({

@@ -1,7 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { StoredEvent } from '@thumbforge/contracts';
+import { isEvent, type StoredEvent } from '@thumbforge/contracts';
 import { decideSettlement, hasDecidedJob } from '@thumbforge/domain';
 import { CLOCK, LOGGER, type Clock, type Logger } from '@thumbforge/platform';
+import { countCredits } from '@thumbforge/telemetry';
 import { LedgerProjection } from '../ledger/ledger-projection.js';
 
 export interface SettleCreditsCommand {
@@ -48,7 +49,15 @@ export class SettleCreditsUseCase {
         causationId: commandId,
         at: this.clock.now(),
       });
-      return this.ledgers.commit(accountId, facts);
+      const stored = await this.ledgers.commit(accountId, facts);
+      // Counted from the facts written: a re-delivered outcome writes none and counts nothing.
+      for (const fact of stored) {
+        if (isEvent(fact, 'billing.credits-captured'))
+          countCredits('captured', state.plan, fact.payload.amount);
+        if (isEvent(fact, 'billing.credits-released'))
+          countCredits('released', state.plan, fact.payload.amount);
+      }
+      return stored;
     });
   }
 }
