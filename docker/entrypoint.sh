@@ -1,0 +1,34 @@
+#!/bin/sh
+# Starts one Thumbforge process in the image. The first argument names it; the rest are passed on.
+#
+#   gateway | billing | asset | rendering | webhook-delivery   one service in cluster mode
+#   create-topics    creates the Kafka topics idempotently (the Helm chart runs it as a hook)
+#   embedded         all five services in one process on local storage under DATA_DIR
+#   cli              the admin command line (talks to a gateway's admin API: --url, ADMIN_TOKEN)
+set -eu
+
+name=${1:-}
+case "$name" in
+  gateway) main=services/gateway/dist/main.js ;;
+  billing) main=services/billing/dist/main.js ;;
+  asset) main=services/asset/dist/main.js ;;
+  rendering) main=services/rendering/dist/main.js ;;
+  webhook-delivery) main=services/webhook-delivery/dist/main.js ;;
+  create-topics) main=libs/cluster/dist/create-topics.js ;;
+  embedded) main=services/embedded/dist/main.js ;;
+  cli) main=services/embedded/dist/cli.js ;;
+  *)
+    echo "thumbforge image: unknown command '$name'; expected one of: gateway, billing, asset, rendering, webhook-delivery, create-topics, embedded, cli" >&2
+    exit 64
+    ;;
+esac
+shift
+
+# The per-service entry points refuse embedded mode, and embedded refuses cluster mode: default each
+# to the mode it runs in, so `docker run IMAGE gateway` needs no THUMBFORGE_MODE.
+case "$name" in
+  embedded | cli) export THUMBFORGE_MODE="${THUMBFORGE_MODE:-embedded}" ;;
+  *) export THUMBFORGE_MODE="${THUMBFORGE_MODE:-cluster}" ;;
+esac
+
+exec node "$main" "$@"

@@ -1,0 +1,3 @@
+export * from './helm.js';
+export * from './manifests.js';
+export * from './image.js';
