@@ -1,1 +1,2 @@
 export * from './infrastructure.js';
+export * from './refuse-connections.js';

@@ -38,6 +38,10 @@ export type RunningInfrastructure<S extends InfraService = InfraService> = Pick<
   stateDir: string;
   /** Stops the servers and removes their data; safe to call more than once. */
   stop(): Promise<void>;
+  /** Stops one server (an outage), keeping its data, port and credentials; a no-op if it is stopped. */
+  stopServer(service: S): Promise<void>;
+  /** Starts a stopped server again on the same port with the same data; resolves once it answers. */
+  startServer(service: S): Promise<void>;
 };
 
 export interface StartOptions<S extends InfraService> {
@@ -52,6 +56,7 @@ export interface StartOptions<S extends InfraService> {
 const INFRA_DIR = fileURLToPath(new URL('..', import.meta.url));
 const UP = `${INFRA_DIR}up`;
 const DOWN = `${INFRA_DIR}down`;
+const SERVER = `${INFRA_DIR}server`;
 
 interface RunResult {
   code: number | null;
@@ -106,7 +111,7 @@ export async function startInfrastructure<S extends InfraService = InfraService>
   for (const service of services) {
     if (!file[service]) throw new Error(`tools/infra/up reported no ${service} endpoint`);
   }
-  return attachStop(file, options.onProgress ?? defaultProgress) as RunningInfrastructure<S>;
+  return withControls(file, options.onProgress ?? defaultProgress) as RunningInfrastructure<S>;
 }
 
 /** Reads the `infrastructure.json` of servers started elsewhere (e.g. by `tools/infra/up` in a shell). */
@@ -129,6 +134,41 @@ export async function stopInfrastructure(stateDir: string, options: StopOptions 
   }
 }
 
+export interface ServerOptions {
+  onProgress?: (line: string) => void;
+}
+
+async function controlServer(
+  stateDir: string,
+  action: 'stop' | 'start',
+  service: InfraService,
+  options: ServerOptions,
+): Promise<void> {
+  const result = await run(SERVER, [stateDir, action, service], options.onProgress ?? defaultProgress);
+  if (result.code !== 0) {
+    const tail = result.stderr.trim().split('\n').slice(-30).join('\n');
+    throw new Error(`tools/infra/server ${action} ${service} failed (exit code ${result.code}):\n${tail}`);
+  }
+}
+
+/** Stops one server of a state directory (`tools/infra/server <dir> stop`), keeping its data and port. */
+export function stopServer(
+  stateDir: string,
+  service: InfraService,
+  options: ServerOptions = {},
+): Promise<void> {
+  return controlServer(stateDir, 'stop', service, options);
+}
+
+/** Starts a stopped server of a state directory again where it was, and resolves once it answers. */
+export function startServer(
+  stateDir: string,
+  service: InfraService,
+  options: ServerOptions = {},
+): Promise<void> {
+  return controlServer(stateDir, 'start', service, options);
+}
+
 function parseInfrastructure(text: string): InfrastructureFile {
   let parsed: unknown;
   try {
@@ -146,14 +186,16 @@ function parseInfrastructure(text: string): InfrastructureFile {
   return parsed as InfrastructureFile;
 }
 
-function attachStop(
+function withControls(
   file: InfrastructureFile,
   onProgress: (line: string) => void,
-): InfrastructureFile & { stop(): Promise<void> } {
+): InfrastructureFile & Pick<RunningInfrastructure, 'stop' | 'stopServer' | 'startServer'> {
   let stopping: Promise<void> | undefined;
   return {
     ...file,
     stop: () => (stopping ??= stopInfrastructure(file.stateDir, { onProgress })),
+    stopServer: (service) => stopServer(file.stateDir, service, { onProgress }),
+    startServer: (service) => startServer(file.stateDir, service, { onProgress }),
   };
 }
 
@@ -170,7 +212,7 @@ export function infrastructureGlobalSetup<S extends InfraService>(
 ): (project: { provide(key: string, value: unknown): void }) => Promise<() => Promise<void>> {
   return async (project) => {
     const infra = await startInfrastructure({ services });
-    const { stop, ...endpoints } = infra;
+    const { stop, stopServer: _stopServer, startServer: _startServer, ...endpoints } = infra;
     project.provide(key, endpoints);
     return stop;
   };

@@ -3,11 +3,13 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { CreateBucketCommand, GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import mongoose from 'mongoose';
 import { afterAll, describe, expect, it } from 'vitest';
 import {
   infrastructureGlobalSetup,
   readInfrastructure,
+  refuseConnections,
   startInfrastructure,
   stopInfrastructure,
   type Endpoints,
@@ -84,6 +86,50 @@ describe('startInfrastructure', () => {
         expect(existsSync(stateDir)).toBe(false);
       } finally {
         await rm(stateDir, { recursive: true, force: true });
+      }
+    },
+    PROVISIONING_TIMEOUT_MS,
+  );
+
+  it(
+    'stops one server and starts it again on the same port with its data, leaving the others running',
+    async () => {
+      const infra = await startInfrastructure({ services: ['mongo', 's3'], onProgress: quiet });
+      try {
+        const s3 = new S3Client({
+          endpoint: infra.s3.endpoint,
+          region: infra.s3.region,
+          credentials: infra.s3,
+          forcePathStyle: true,
+          maxAttempts: 1,
+        });
+        await s3.send(new CreateBucketCommand({ Bucket: 'kept' }));
+        await s3.send(new PutObjectCommand({ Bucket: 'kept', Key: 'a.txt', Body: 'before the outage' }));
+        const [host, port] = hostPort(infra.s3.endpoint);
+
+        await infra.stopServer('s3');
+        expect(await answers(host, port)).toBe(false);
+        expect(await answers(...hostPort(infra.mongo.uri))).toBe(true);
+        await infra.stopServer('s3');
+
+        // A stand-in on the free port tells connection attempts apart from calls never made.
+        const refused = await refuseConnections(port);
+        await expect(s3.send(new GetObjectCommand({ Bucket: 'kept', Key: 'a.txt' }))).rejects.toThrow();
+        expect(refused.attempts).toBe(1);
+        await refused.close();
+
+        await infra.startServer('s3');
+        const object = await s3.send(new GetObjectCommand({ Bucket: 'kept', Key: 'a.txt' }));
+        expect(await object.Body!.transformToString()).toBe('before the outage');
+        await expect(infra.startServer('s3')).rejects.toThrow(/minio is already running/);
+        s3.destroy();
+
+        const restartedPid = Number(await readFile(`${infra.stateDir}/minio.pid`, 'utf8'));
+        await infra.stop();
+        expect(await answers(host, port)).toBe(false);
+        expect(() => process.kill(restartedPid, 0)).toThrow();
+      } finally {
+        await infra.stop();
       }
     },
     PROVISIONING_TIMEOUT_MS,

@@ -1,0 +1,186 @@
+import { randomUUID } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { EventEnvelope } from '@thumbforge/contracts';
+import { FileEventLog, type EventLog } from '@thumbforge/event-log';
+import { KafkaEventLog } from '@thumbforge/event-log/kafka';
+import { startInfrastructure, type RunningInfrastructure } from '@thumbforge/infra';
+import { billingHistory } from './billing-history.js';
+import { asyncEndToEnd, KeyRing, sequentialSync, syncUnderLoad, type LoadResult } from './latency.js';
+import type { Progress } from './progress.js';
+import { ledgerDigest, measureReplay, type ReplayLog, type ReplayMeasurement } from './replay.js';
+import type { LatencySummary } from './stats.js';
+import { createAccounts, startCluster, startEmbedded, type Mode, type Target } from './targets.js';
+
+export interface ClusterBenchOptions {
+  /** Which modes to start and measure (both for the comparison). */
+  modes: readonly Mode[];
+  /** Untimed sync and async requests per mode before measuring. */
+  warmup: number;
+  /** Sync requests one after another per mode, for the latency percentiles. */
+  sequential: number;
+  /** Concurrent connections and total requests of the load run per mode. */
+  connections: number;
+  loadRequests: number;
+  /** Async requests per mode, one at a time, timed until their webhook arrives. */
+  asyncJobs: number;
+  /** Which logs to append the billing history to and replay it from. */
+  replayLogs: readonly ReplayLog[];
+  events: number;
+  accounts: number;
+  progress: Progress;
+}
+
+export interface ModeReport {
+  mode: Mode;
+  sync: LatencySummary;
+  load: LoadResult;
+  async: LatencySummary;
+}
+
+export interface ClusterBenchReport {
+  options: Omit<ClusterBenchOptions, 'progress'>;
+  modes: ModeReport[];
+  replay: ReplayMeasurement[];
+}
+
+const SD_COST = 10;
+const BUSINESS_CREDITS = 10_000;
+/** Events per append call: about 300 KB, under Kafka's 1 MB record batch limit. */
+const APPEND_CHUNK = 500;
+
+/**
+ * Business accounts enough for every request of a mode, with a margin, and at least one per connection:
+ * billing decides one account's reservations one after another, so concurrent requests of one account
+ * would measure that queue rather than the service.
+ */
+function accountsFor(options: ClusterBenchOptions): number {
+  const requests = 2 * options.warmup + options.sequential + options.loadRequests + options.asyncJobs;
+  return Math.max(options.connections, Math.ceil((requests * SD_COST) / (BUSINESS_CREDITS * 0.9)));
+}
+
+async function measureMode(target: Target, options: ClusterBenchOptions): Promise<ModeReport> {
+  const { progress } = options;
+  const keys = new KeyRing(await createAccounts(target, accountsFor(options)));
+  if (options.warmup > 0) {
+    await sequentialSync(target.url, keys, options.warmup, progress, `${target.mode} warm-up sync`);
+    await asyncEndToEnd(target.url, keys, options.warmup, progress, `${target.mode} warm-up async`);
+  }
+  const sync = await sequentialSync(target.url, keys, options.sequential, progress, `${target.mode} sync`);
+  progress.note(
+    `${target.mode}: ${options.loadRequests} sync requests over ${options.connections} connections`,
+  );
+  const load = await syncUnderLoad(target.url, keys, options.connections, options.loadRequests);
+  const async = await asyncEndToEnd(target.url, keys, options.asyncJobs, progress, `${target.mode} async`);
+  return { mode: target.mode, sync, load, async };
+}
+
+interface OpenLog {
+  log: EventLog;
+  close(): Promise<void>;
+}
+
+/** Embedded mode's log with its default: every acknowledged append is fsynced. */
+async function openFileLog(): Promise<OpenLog> {
+  const dir = await mkdtemp(join(tmpdir(), 'thumbforge-bench-log-'));
+  const log = new FileEventLog({ dir, fsync: 'always' });
+  await log.open();
+  return {
+    log,
+    close: async () => {
+      await log.close();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+async function openKafkaLog(brokers: string[]): Promise<OpenLog> {
+  const log = new KafkaEventLog({ brokers, clientId: 'thumbforge-bench' });
+  await log.open();
+  return { log, close: () => log.close() };
+}
+
+/** The history in memory before any timing, so the append figures are the logs' alone. */
+function generateHistory(options: ClusterBenchOptions): { chunks: EventEnvelope[][]; digest: string } {
+  const history = billingHistory({ events: options.events, accounts: options.accounts, chunk: APPEND_CHUNK });
+  const bar = options.progress.start('generate history', options.events);
+  const chunks: EventEnvelope[][] = [];
+  let made = 0;
+  for (const chunk of history.chunks) {
+    chunks.push(chunk);
+    bar.update((made += chunk.length));
+  }
+  bar.stop();
+  return { chunks, digest: ledgerDigest(history.ledgers) };
+}
+
+async function replayInto(
+  kind: ReplayLog,
+  opened: OpenLog,
+  history: { chunks: EventEnvelope[][]; digest: string },
+  progress: Progress,
+): Promise<ReplayMeasurement> {
+  try {
+    // A fresh topic per run: the figures are for exactly this history.
+    return await measureReplay(opened.log, kind, `bench.billing.${randomUUID()}`, {
+      chunks: history.chunks,
+      expectedDigest: history.digest,
+      progress,
+    });
+  } finally {
+    await opened.close();
+  }
+}
+
+/**
+ * Starts the requested modes side by side, measures each in turn (sync latency one request at a time
+ * and under load, async end-to-end latency to a webhook), stops them, then appends a billing history
+ * to each requested log and replays it. Kafka is the cluster's own broker, or one started for the
+ * replay when the cluster is not measured.
+ */
+export async function runClusterBench(options: ClusterBenchOptions): Promise<ClusterBenchReport> {
+  const { progress } = options;
+  const targets: Target[] = [];
+  let ownKafka: RunningInfrastructure<'kafka'> | undefined;
+  const stopAll = async () => {
+    await Promise.allSettled(targets.map((t) => t.stop()));
+    await ownKafka?.stop();
+  };
+  try {
+    if (options.modes.includes('embedded')) {
+      progress.note('starting embedded mode (services/embedded/dist/main.js)');
+      targets.push(await startEmbedded());
+    }
+    if (options.modes.includes('cluster')) {
+      progress.note('starting a local cluster (Kafka, FerretDB, MinIO and five service processes)');
+      targets.push(await startCluster());
+    }
+    const modes: ModeReport[] = [];
+    for (const target of targets) modes.push(await measureMode(target, options));
+
+    // The services stop before the replay, so it has the machine to itself; Kafka stays up for it.
+    for (const target of targets) await target.stopServices();
+
+    const replay: ReplayMeasurement[] = [];
+    if (options.replayLogs.length > 0) {
+      const history = generateHistory(options);
+      if (options.replayLogs.includes('file')) {
+        replay.push(await replayInto('file', await openFileLog(), history, progress));
+      }
+      if (options.replayLogs.includes('kafka')) {
+        let brokers = targets.find((t) => t.kafkaBrokers)?.kafkaBrokers;
+        if (!brokers) {
+          progress.note('starting Kafka for the replay');
+          ownKafka = await startInfrastructure({ services: ['kafka'], onProgress: () => undefined });
+          brokers = ownKafka.kafka.brokers;
+        }
+        replay.push(await replayInto('kafka', await openKafkaLog(brokers), history, progress));
+      }
+    }
+    const { progress: _progress, ...settings } = options;
+    return { options: settings, modes, replay };
+  } finally {
+    await stopAll();
+  }
+}

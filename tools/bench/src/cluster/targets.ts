@@ -1,0 +1,136 @@
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { freePort, SERVICES, startLocalCluster } from '@thumbforge/local-cluster';
+
+export type Mode = 'embedded' | 'cluster';
+
+/** A running Thumbforge the bench sends requests to. */
+export interface Target {
+  mode: Mode;
+  url: string;
+  adminToken: string;
+  /** The cluster's Kafka, which outlives `stopServices`. */
+  kafkaBrokers?: string[];
+  /** Stops the service processes, leaving the cluster's servers up. */
+  stopServices(): Promise<void>;
+  /** Stops everything; idempotent. */
+  stop(): Promise<void>;
+}
+
+const REPO = fileURLToPath(new URL('../../../../', import.meta.url));
+export const EMBEDDED_MAIN = join(REPO, 'services', 'embedded', 'dist', 'main.js');
+const READY_TIMEOUT_MS = 90_000;
+
+/**
+ * Settings both modes run with: rate limits out of the way (the bench measures rendering and the log,
+ * not the limiter) and webhooks to the bench's own loopback receiver. Everything else is the default.
+ */
+export function benchEnv(adminToken: string): Record<string, string> {
+  return {
+    ADMIN_TOKEN: adminToken,
+    LOG_LEVEL: 'warn',
+    RATE_LIMITS: 'free=100000,creator=100000,pro=100000,business=100000',
+    WEBHOOK_ALLOW_PRIVATE: '1',
+  };
+}
+
+async function waitUntilReady(url: string, exited: () => number | null | undefined, output: string[]) {
+  const deadline = Date.now() + READY_TIMEOUT_MS;
+  for (;;) {
+    const code = exited();
+    if (code !== undefined) throw new Error(`embedded process exited with ${code}:\n${output.join('')}`);
+    const status = await fetch(`${url}/health/ready`).then(
+      (res) => res.status,
+      () => 0,
+    );
+    if (status === 200) return;
+    if (Date.now() > deadline) throw new Error(`embedded process not ready in time:\n${output.join('')}`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+/** `node services/embedded/dist/main.js` on a free port with a fresh data directory, as `npm start` runs. */
+export async function startEmbedded(): Promise<Target> {
+  if (!existsSync(EMBEDDED_MAIN)) {
+    throw new Error(
+      `${EMBEDDED_MAIN} is missing: build first (npx nx run-many -t build --projects=tag:runtime)`,
+    );
+  }
+  const adminToken = randomBytes(24).toString('hex');
+  const dataDir = await mkdtemp(join(tmpdir(), 'thumbforge-bench-embedded-'));
+  const port = await freePort();
+  const child = spawn(process.execPath, [EMBEDDED_MAIN], {
+    env: {
+      ...process.env,
+      ...benchEnv(adminToken),
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      DATA_DIR: dataDir,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const output: string[] = [];
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => output.push(chunk));
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => output.push(chunk));
+  let exitCode: number | null | undefined;
+  const exited = new Promise<void>((resolve) =>
+    child.on('exit', (code) => {
+      exitCode = code;
+      resolve();
+    }),
+  );
+  let stopping: Promise<void> | undefined;
+  const stop = () =>
+    (stopping ??= (async () => {
+      if (exitCode === undefined) child.kill('SIGTERM');
+      await exited;
+      await rm(dataDir, { recursive: true, force: true });
+    })());
+  const url = `http://127.0.0.1:${port}`;
+  try {
+    await waitUntilReady(url, () => exitCode, output);
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  return { mode: 'embedded', url, adminToken, stopServices: stop, stop };
+}
+
+/** The five service processes on real Kafka, FerretDB and MinIO (`startLocalCluster`). */
+export async function startCluster(): Promise<Target> {
+  const adminToken = randomBytes(24).toString('hex');
+  const cluster = await startLocalCluster({ env: benchEnv(adminToken), onProgress: () => undefined });
+  return {
+    mode: 'cluster',
+    url: cluster.gatewayUrl,
+    adminToken,
+    kafkaBrokers: cluster.infra.kafka.brokers,
+    stopServices: async () => {
+      await Promise.all(SERVICES.map((service) => cluster.kill(service, 'SIGTERM')));
+    },
+    stop: () => cluster.stop(),
+  };
+}
+
+/** Creates business accounts through the admin API and returns their API keys. */
+export async function createAccounts(target: Target, count: number): Promise<string[]> {
+  const keys: string[] = [];
+  for (let i = 0; i < count; i++) {
+    const res = await fetch(`${target.url}/admin/v1/accounts`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${target.adminToken}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ plan: 'business' }),
+    });
+    const body = (await res.json()) as { apiKey?: string };
+    if (res.status !== 201 || !body.apiKey) {
+      throw new Error(`${target.mode}: account creation failed: ${res.status} ${JSON.stringify(body)}`);
+    }
+    keys.push(body.apiKey);
+  }
+  return keys;
+}

@@ -1,0 +1,184 @@
+import { describe, expect, it } from 'vitest';
+import { isBillingFact, remaining } from '@thumbforge/domain';
+import {
+  billingHistory,
+  CLUSTER_REPORT_COLUMNS,
+  formatClusterReport,
+  ledgerDigest,
+  percentile,
+  reportRows,
+  runClusterBench,
+  silentProgress,
+  type ClusterBenchReport,
+} from '../src/index.js';
+
+const ROW_LABELS = [
+  'sync latency p50, one at a time (ms)',
+  'sync latency p90, one at a time (ms)',
+  'sync latency p99, one at a time (ms)',
+  'sync throughput, 2 connections (requests/s)',
+  'sync latency p50, 2 connections (ms)',
+  'sync latency p90, 2 connections (ms)',
+  'sync latency p99, 2 connections (ms)',
+  'async request to webhook p50 (ms)',
+  'async request to webhook p90 (ms)',
+  'async request to webhook p99 (ms)',
+  'ledger append (events/s)',
+  'ledger replay: read + fold (events/s)',
+  'ledger read alone (events/s)',
+];
+
+describe('billingHistory', () => {
+  it('makes exactly the events asked for, the same for a seed, with ledgers that never overdraw', () => {
+    const make = () => billingHistory({ events: 3_000, accounts: 3, chunk: 250 });
+    const first = make();
+    const chunks = [...first.chunks];
+    expect(chunks.map((c) => c.length)).toEqual(Array(12).fill(250));
+    const events = chunks.flat();
+    expect(new Set(events.map((e) => e.id)).size).toBe(events.length);
+    expect(events.filter((e) => !isBillingFact(e)).map((e) => e.type)).toEqual(
+      expect.arrayContaining(['billing.account-open-requested', 'billing.reservation-requested']),
+    );
+    expect(new Set(events.map((e) => e.type))).toEqual(
+      new Set([
+        'billing.account-open-requested',
+        'billing.account-opened',
+        'billing.period-started',
+        'billing.reservation-requested',
+        'billing.credits-reserved',
+        'billing.credits-rejected',
+        'billing.credits-captured',
+        'billing.credits-released',
+      ]),
+    );
+    expect(first.ledgers.size).toBe(3);
+    for (const ledger of first.ledgers.values()) {
+      expect(ledger.used + ledger.reserved).toBeLessThanOrEqual(ledger.allowance);
+      expect(remaining(ledger)).toBeGreaterThanOrEqual(0);
+    }
+
+    const second = make();
+    for (const _chunk of second.chunks);
+    expect(ledgerDigest(second.ledgers)).toBe(ledgerDigest(first.ledgers));
+  });
+});
+
+describe('percentile', () => {
+  it('takes the nearest rank', () => {
+    const sorted = Array.from({ length: 100 }, (_, i) => i + 1);
+    expect([50, 90, 99, 100].map((p) => percentile(sorted, p))).toEqual([50, 90, 99, 100]);
+    expect(percentile([7], 99)).toBe(7);
+  });
+});
+
+describe('bench:cluster report', () => {
+  it('puts embedded and cluster figures side by side with their ratio', () => {
+    const latency = (ms: number) => ({ samples: 10, p50: ms, p90: ms * 2, p99: ms * 4 });
+    const mode = (name: 'embedded' | 'cluster', ms: number, rps: number) => ({
+      mode: name,
+      sync: latency(ms),
+      load: { connections: 2, requests: 8, requestsPerSecond: rps, p50: ms, p90: ms, p99: ms, failures: 0 },
+      async: latency(ms * 3),
+    });
+    const replay = (log: 'file' | 'kafka', replayMs: number) => ({
+      log,
+      events: 10_000,
+      accounts: 10,
+      appendMs: 1_000,
+      replayMs,
+      foldMs: replayMs / 2,
+      ledgersMatch: true,
+    });
+    const report: ClusterBenchReport = {
+      options: {
+        modes: ['embedded', 'cluster'],
+        replayLogs: ['file', 'kafka'],
+        warmup: 1,
+        sequential: 10,
+        connections: 2,
+        loadRequests: 8,
+        asyncJobs: 10,
+        events: 10_000,
+        accounts: 10,
+      },
+      modes: [mode('embedded', 50, 20), mode('cluster', 100, 10)],
+      replay: [replay('file', 1_000), replay('kafka', 4_000)],
+    };
+    const rows = reportRows(report);
+    expect(rows.map((r) => r.label)).toEqual(ROW_LABELS);
+    expect(rows.find((r) => r.label.startsWith('ledger replay'))).toMatchObject({
+      embedded: 10_000,
+      cluster: 2_500,
+    });
+
+    const lines = formatClusterReport(report).split('\n');
+    const table = lines.indexOf(lines.find((l) => l.startsWith('figure'))!);
+    expect(lines[table]!.split(/\s{2,}/)).toEqual([...CLUSTER_REPORT_COLUMNS]);
+    expect(lines[table + 1]).toMatch(/^sync latency p50, one at a time \(ms\)\s+50\.0\s+100\.0\s+2\.00x$/);
+    expect(lines[table + 4]).toMatch(
+      /^sync throughput, 2 connections \(requests\/s\)\s+20\.0\s+10\.0\s+0\.50x$/,
+    );
+    expect(lines[table + 12]).toMatch(
+      /^ledger replay: read \+ fold \(events\/s\)\s+10,000\s+2,500\s+0\.25x$/,
+    );
+    expect(lines[table + 13]).toMatch(/^ledger read alone \(events\/s\)\s+20,000\s+5,000\s+0\.25x$/);
+    expect(lines.slice(table + 15)).toEqual([
+      'embedded: 8 sync requests under load, 0 failed',
+      'cluster: 8 sync requests under load, 0 failed',
+      "file log: 10,000 events replayed into 10 ledgers, equal to billing's",
+      "kafka: 10,000 events replayed into 10 ledgers, equal to billing's",
+    ]);
+  });
+});
+
+// The cluster half (five processes on Kafka, FerretDB and MinIO, and the Kafka replay) costs a minute of
+// start-up, so it runs only in the full bench; this tiny run takes the same code paths in embedded mode.
+describe('bench:cluster tiny run (embedded mode and the file log)', () => {
+  it('measures every embedded figure and replays the history into equal ledgers', async () => {
+    const report = await runClusterBench({
+      modes: ['embedded'],
+      replayLogs: ['file'],
+      events: 2_000,
+      accounts: 30,
+      warmup: 1,
+      sequential: 3,
+      connections: 2,
+      loadRequests: 4,
+      asyncJobs: 2,
+      progress: silentProgress,
+    });
+
+    expect(report.modes).toHaveLength(1);
+    const [embedded] = report.modes;
+    expect(embedded).toMatchObject({
+      mode: 'embedded',
+      sync: { samples: 3 },
+      load: { connections: 2, requests: 4, failures: 0 },
+      async: { samples: 2 },
+    });
+    for (const summary of [embedded!.sync, embedded!.async]) {
+      expect(summary.p50).toBeGreaterThan(0);
+      expect(summary.p90).toBeGreaterThanOrEqual(summary.p50);
+      expect(summary.p99).toBeGreaterThanOrEqual(summary.p90);
+    }
+    expect(embedded!.load.requestsPerSecond).toBeGreaterThan(0);
+    expect(report.replay).toEqual([
+      expect.objectContaining({ log: 'file', events: 2_000, accounts: 30, ledgersMatch: true }),
+    ]);
+
+    const lines = formatClusterReport(report).split('\n');
+    expect(lines[0]).toBe('cluster benchmark: embedded mode in one run');
+    const table = lines.indexOf(lines.find((l) => l.startsWith('figure'))!);
+    const rows = lines.slice(table + 1, table + 1 + ROW_LABELS.length);
+    rows.forEach((row, i) => {
+      expect(row.startsWith(ROW_LABELS[i]!)).toBe(true);
+      // An embedded figure, no cluster figure, so no ratio.
+      expect(row.slice(ROW_LABELS[i]!.length).trim().split(/\s+/)).toEqual([
+        expect.stringMatching(/^[\d,]+(\.\d)?$/),
+        '-',
+        '-',
+      ]);
+    });
+    expect(lines).toContain("file log: 2,000 events replayed into 30 ledgers, equal to billing's");
+  }, 120_000);
+});
