@@ -1,6 +1,6 @@
 import { startLocalCluster, type LocalCluster, type LocalClusterOptions } from '@thumbforge/local-cluster';
-import type { ApiTarget } from '../../embedded/test/suites/target.js';
-import { ADMIN_TOKEN } from '../../embedded/test/support/http.js';
+import type { ApiTarget } from '@thumbforge/embedded/test/suites/target.js';
+import { ADMIN_TOKEN } from '@thumbforge/embedded/test/support/http.js';
 
 /**
  * The settings the shared suites expect of a target (rate limits out of the way, loopback webhooks,

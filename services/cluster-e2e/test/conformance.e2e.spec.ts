@@ -1,8 +1,8 @@
 import type { LocalCluster } from '@thumbforge/local-cluster';
 import { afterAll, beforeAll, describe } from 'vitest';
-import { contractChecks } from '../../embedded/test/suites/contract.js';
-import { creditChecks } from '../../embedded/test/suites/credits.js';
-import { asyncWebhookChecks } from '../../embedded/test/suites/webhooks.js';
+import { contractChecks } from '@thumbforge/embedded/test/suites/contract.js';
+import { creditChecks } from '@thumbforge/embedded/test/suites/credits.js';
+import { asyncWebhookChecks } from '@thumbforge/embedded/test/suites/webhooks.js';
 import { gatewayTarget, startTestCluster } from './cluster.js';
 
 /**

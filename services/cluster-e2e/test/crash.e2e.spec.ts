@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { LocalCluster, ServiceName } from '@thumbforge/local-cluster';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN_TOKEN, admin, eventually, generate, request } from '../../embedded/test/support/http.js';
+import { ADMIN_TOKEN, admin, eventually, generate, request } from '@thumbforge/embedded/test/support/http.js';
 import { startTestCluster } from './cluster.js';
 
 /** Async jobs per crash (CRASH_JOBS overrides it when reproducing one case by hand). */

@@ -2,7 +2,7 @@ import { refuseConnections, type RefusedConnections } from '@thumbforge/infra';
 import { startLocalCluster, type LocalCluster, type ServiceName } from '@thumbforge/local-cluster';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { admin, eventually, generate, type Json } from '../../embedded/test/support/http.js';
+import { admin, eventually, generate, type Json } from '@thumbforge/embedded/test/support/http.js';
 import { TEST_CLUSTER_ENV } from './cluster.js';
 
 /** Sync requests while S3 is down: enough for every circuit to open and several requests after that. */

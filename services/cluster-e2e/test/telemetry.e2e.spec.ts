@@ -3,8 +3,8 @@ import { createServer, type Server } from 'node:http';
 import type { LocalCluster } from '@thumbforge/local-cluster';
 import { METRIC_CATALOGUE, type MetricDefinition } from '@thumbforge/telemetry';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { admin, eventually, generate } from '../../embedded/test/support/http.js';
-import { startReceiver as startWebhookReceiver } from '../../embedded/test/support/webhook-receiver.js';
+import { admin, eventually, generate } from '@thumbforge/embedded/test/support/http.js';
+import { startReceiver as startWebhookReceiver } from '@thumbforge/embedded/test/support/webhook-receiver.js';
 import { startTestCluster } from './cluster.js';
 
 // OTLP/JSON as the SDK's http/json exporters send it.

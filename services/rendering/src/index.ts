@@ -1,8 +1,1 @@
 export { RenderingModule } from './rendering.module.js';
-export {
-  defaultLogoPlacement,
-  Renderer,
-  type Composition,
-  type RenderedImage,
-  type RenderInputs,
-} from './drawing/index.js';

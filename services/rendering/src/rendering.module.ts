@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { Renderer } from './drawing/index.js';
+import { Renderer } from '@thumbforge/design-engine';
 import { generationModelProvider, LocalGenerationModel } from './model/index.js';
 import { RenderJobUseCase } from './render-job/render-job.usecase.js';
 import { RenderOutcomes } from './render-outcomes/render-outcomes.projection.js';

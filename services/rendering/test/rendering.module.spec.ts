@@ -11,7 +11,7 @@ import { MemoryProjectionStore } from '@thumbforge/projection-store';
 import sharp from 'sharp';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { RenderingModule } from '../src/index.js';
-import { jobSpec, photoImage } from './support/fixtures.js';
+import { jobSpec, photoImage } from '@thumbforge/design-engine/testing';
 
 let dir: string;
 let objects: LocalObjectStore;

@@ -3,7 +3,7 @@ import { writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { CATEGORIES, FORMATS, MODELS, type Category, type Format, type Model } from '@thumbforge/contracts';
-import { Renderer } from '@thumbforge/rendering';
+import { Renderer } from '@thumbforge/design-engine';
 import { SingleBar, Presets } from 'cli-progress';
 import { sampleLogo, samplePhoto, sampleReferences } from './fixtures.js';
 import { GALLERY_OPTIONS, renderContactSheet, type GalleryOption } from './sheet.js';

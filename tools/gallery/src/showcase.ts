@@ -1,5 +1,5 @@
 import type { Category, Format, JobSpec } from '@thumbforge/contracts';
-import type { Renderer, RenderInputs } from '@thumbforge/rendering';
+import type { Renderer, RenderInputs } from '@thumbforge/design-engine';
 import type { SampleInputs } from './sheet.js';
 
 /** The thumbnails shown in docs/gallery: one per line of the README, each a real engine output. */

@@ -1,4 +1,4 @@
-import { Renderer } from '@thumbforge/rendering';
+import { Renderer } from '@thumbforge/design-engine';
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
 import { sampleLogo, samplePhoto, sampleReferences } from '../src/fixtures.js';

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { JobSpec } from '@thumbforge/contracts';
-import { Renderer } from '../drawing/index.js';
+import { Renderer } from '@thumbforge/design-engine';
 import type { GeneratedImage, GenerationInputs, GenerationModel } from './port.js';
 
 /** The built-in design engine behind the generation port. */

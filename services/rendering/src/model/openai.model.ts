@@ -5,7 +5,7 @@ import type { Logger } from '@thumbforge/platform';
 import sharp from 'sharp';
 import { createBreaker, isBreakerOpen, type Breaker, type BreakerOptions } from '@thumbforge/resilience';
 import { ImagesApiError, type ImageRequest, type ImagesApi } from './images-api.js';
-import { paintLogo } from './logo-step.js';
+import { paintLogo } from '@thumbforge/design-engine';
 import {
   GenerationModelError,
   type GeneratedImage,

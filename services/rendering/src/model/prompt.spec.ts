@@ -1,6 +1,6 @@
 import { CATEGORIES, FORMATS } from '@thumbforge/contracts';
 import { describe, expect, it } from 'vitest';
-import { jobSpec } from '../../test/support/fixtures.js';
+import { jobSpec } from '@thumbforge/design-engine/testing';
 import { aspectLabel, buildPrompt, requestSize } from './prompt.js';
 
 const none = { hasPhoto: false, referenceCount: 0, hasLogo: false };

@@ -3,9 +3,9 @@ import { createLogger } from '@thumbforge/platform';
 import { MemoryProjectionStore } from '@thumbforge/projection-store';
 import sharp from 'sharp';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
-import { jobSpec, logoImage, photoImage, solidImage } from '../../test/support/fixtures.js';
+import { jobSpec, logoImage, photoImage, solidImage } from '@thumbforge/design-engine/testing';
 import { FakeObjectStore, RecordingLog } from '../../test/support/fakes.js';
-import { Renderer } from '../drawing/index.js';
+import { Renderer } from '@thumbforge/design-engine';
 import {
   GenerationModelError,
   LocalGenerationModel,

@@ -9,7 +9,7 @@ import { LocalObjectStore } from '@thumbforge/object-store';
 import { createLogger, InfrastructureModule, type Config } from '@thumbforge/platform';
 import { MemoryProjectionStore } from '@thumbforge/projection-store';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { Renderer } from '../../src/drawing/index.js';
+import { Renderer } from '@thumbforge/design-engine';
 import { RenderingModule } from '../../src/index.js';
 import {
   createGenerationModel,
@@ -18,7 +18,7 @@ import {
   OpenAiGenerationModel,
   type GenerationModelConfig,
 } from '../../src/model/index.js';
-import { distance, jobSpec, pixels } from '../support/fixtures.js';
+import { distance, jobSpec, pixels } from '@thumbforge/design-engine/testing';
 import { ImagesApiServer } from '../support/images-api-server.js';
 
 const logger = createLogger({ logLevel: 'silent' });

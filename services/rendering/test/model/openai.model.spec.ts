@@ -14,7 +14,14 @@ import {
 import { RenderJobUseCase } from '../../src/render-job/render-job.usecase.js';
 import { RenderOutcomes } from '../../src/render-outcomes/render-outcomes.projection.js';
 import { FakeObjectStore, RecordingLog } from '../support/fakes.js';
-import { distance, jobSpec, logoImage, photoImage, pixels, solidImage } from '../support/fixtures.js';
+import {
+  distance,
+  jobSpec,
+  logoImage,
+  photoImage,
+  pixels,
+  solidImage,
+} from '@thumbforge/design-engine/testing';
 import { ImagesApiServer } from '../support/images-api-server.js';
 
 const MODEL_BLUE: [number, number, number] = [0x20, 0x50, 0xe0];

@@ -1,7 +1,7 @@
 import type { JobSpec, OutputFormat } from '@thumbforge/contracts';
 import { dimensionsOf } from '@thumbforge/contracts';
 import { ENCODER_SETTINGS } from '@thumbforge/imaging';
-import { Renderer } from '@thumbforge/rendering';
+import { Renderer } from '@thumbforge/design-engine';
 import sharp from 'sharp';
 import type { CardContent } from './card.js';
 import {

@@ -1,4 +1,4 @@
-import type { Rgb } from '../domain/index.js';
+import type { Rgb } from '../layout/index.js';
 import { paintMask, type Canvas, type Mask } from './canvas.js';
 
 /** Scratch cell buffers, reused across masks: allocating megabytes per mask keeps the collector busy. */

@@ -1,4 +1,4 @@
-import { inkFor, luminance, mix, parseHex, type Design, type Rect, type Rgb } from '../domain/index.js';
+import { inkFor, luminance, mix, parseHex, type Design, type Rect, type Rgb } from '../layout/index.js';
 import { luminanceAt, paintSoftRect, type Canvas } from './canvas.js';
 import type { TitleColours } from './title.js';
 

@@ -9,7 +9,7 @@ import {
   type PaletteSpec,
   type Template,
   type WeightedColour,
-} from '../domain/index.js';
+} from '../layout/index.js';
 import type { Canvas } from './canvas.js';
 import { LruCache } from './lru.js';
 

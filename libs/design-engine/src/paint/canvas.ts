@@ -1,4 +1,4 @@
-import type { Rect, Rgb } from '../domain/index.js';
+import type { Rect, Rgb } from '../layout/index.js';
 
 /**
  * The picture being drawn: 8-bit RGB, row by row, opaque. Every layer is blended into it in place,

@@ -1,6 +1,6 @@
 import { LIMITS } from '@thumbforge/contracts';
 import sharp, { type OverlayOptions } from 'sharp';
-import type { Rect } from '../domain/index.js';
+import type { Rect } from '../layout/index.js';
 import type { Sprite } from './canvas.js';
 import { digest } from './digest.js';
 import { LruCache } from './lru.js';

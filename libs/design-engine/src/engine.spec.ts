@@ -1,15 +1,9 @@
 import { CATEGORIES, type Category } from '@thumbforge/contracts';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { jobSpec, logoImage, photoImage, solidImage } from '../../test/support/fixtures.js';
-import {
-  changedBounds,
-  decode,
-  meanDifference,
-  pixelAt,
-  renderedContrast,
-} from '../../test/support/pixels.js';
-import { durationBadgeZone, intersects, saturation, type Rgb } from '../domain/index.js';
-import { Renderer } from './renderer.js';
+import { jobSpec, logoImage, photoImage, solidImage } from '../testing/index.js';
+import { changedBounds, decode, meanDifference, pixelAt, renderedContrast } from '../test/pixels.js';
+import { durationBadgeZone, intersects, saturation, type Rgb } from './layout/index.js';
+import { Renderer } from './engine.js';
 
 const renderer = new Renderer();
 let photo: Buffer;
@@ -88,7 +82,7 @@ describe('Renderer: the title', () => {
   ])('%s: every character has a glyph in a bundled font', async (_script, title) => {
     const { design } = await renderer.compose(jobSpec({ title }), {});
     expect(design.layout).not.toBeNull();
-    const shaper = (renderer as unknown as { shaper: import('./shaper.js').Shaper }).shaper;
+    const shaper = (renderer as unknown as { shaper: import('./paint/shaper.js').Shaper }).shaper;
     for (const piece of design.layout!.pieces) {
       const font = piece.emphasis ? design.emphasisFont : design.font;
       const shaped = shaper.shape(piece.text, font, design.skew, design.context);

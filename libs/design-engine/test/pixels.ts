@@ -1,7 +1,7 @@
-import { contrastRatio, type Rect, type Rgb } from '../../src/domain/index.js';
-import type { Canvas } from '../../src/drawing/canvas.js';
-import type { Composition } from '../../src/drawing/renderer.js';
-import { backdropAreas } from '../../src/drawing/title.js';
+import { contrastRatio, type Rect, type Rgb } from '../src/layout/index.js';
+import type { Canvas } from '../src/paint/canvas.js';
+import type { Composition } from '../src/engine.js';
+import { backdropAreas } from '../src/paint/title.js';
 
 export function pixelAt(canvas: Canvas, x: number, y: number): Rgb {
   const o = (Math.round(y) * canvas.width + Math.round(x)) * 3;

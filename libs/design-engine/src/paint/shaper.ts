@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { emojiSvgFile, FONTS, type FontId } from '@thumbforge/imaging';
 import * as hb from 'harfbuzzjs';
-import type { PieceMetrics, ScriptContext } from '../domain/index.js';
+import type { PieceMetrics, ScriptContext } from '../layout/index.js';
 
 /** A glyph of a shaped text: its font, glyph id and pen position in em (y up from the baseline). */
 export interface ShapedGlyph {

@@ -1,5 +1,5 @@
 import sharp from 'sharp';
-import type { Design, PlacedPiece, Rect, Rgb } from '../domain/index.js';
+import type { Design, PlacedPiece, Rect, Rgb } from '../layout/index.js';
 import { paintSprite, type Canvas, type Mask, type Sprite } from './canvas.js';
 import { LruCache } from './lru.js';
 import { Coverage, FlatPath, paintLayers, type Layer } from './raster.js';

@@ -1,6 +1,6 @@
 import { LIMITS } from '@thumbforge/contracts';
 import sharp from 'sharp';
-import { focusCrop, parseHex, subjectFocus, type PaletteSpec, type PhotoPlacement } from '../domain/index.js';
+import { focusCrop, parseHex, subjectFocus, type PaletteSpec, type PhotoPlacement } from '../layout/index.js';
 import type { Sprite } from './canvas.js';
 import { digest } from './digest.js';
 import { LruCache } from './lru.js';

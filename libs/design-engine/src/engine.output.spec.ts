@@ -1,8 +1,8 @@
 import { dimensionsOf, FORMATS, MODELS, OUTPUT_FORMATS } from '@thumbforge/contracts';
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
-import { jobSpec } from '../../test/support/fixtures.js';
-import { Renderer } from './renderer.js';
+import { jobSpec } from '../testing/index.js';
+import { Renderer } from './engine.js';
 
 const renderer = new Renderer();
 

@@ -1,16 +1,28 @@
-import { Injectable } from '@nestjs/common';
-import { dimensionsOf, type Format, type JobSpec, type LogoPlacement } from '@thumbforge/contracts';
+import {
+  dimensionsOf,
+  type Format,
+  type JobSpec,
+  type LogoPlacement,
+  type OutputFormat,
+} from '@thumbforge/contracts';
 import { withEncoder } from '@thumbforge/imaging';
 import sharp from 'sharp';
-import { designThumbnail, logoRect, type Design, type Rect, type TextMeasurer } from '../domain/index.js';
-import { paintBackground } from './backgrounds.js';
-import { copyCanvas, paintSprite, type Canvas } from './canvas.js';
-import { titleColours } from './contrast.js';
-import { logoAspect, logoSprites } from './logo.js';
-import { photoSprite } from './photo.js';
-import { referenceProfile } from './references.js';
-import { Shaper } from './shaper.js';
-import { backdropAreas, paintTitle, type TitleColours } from './title.js';
+import {
+  designThumbnail,
+  logoRect,
+  type Design,
+  type ReferenceProfile,
+  type Rect,
+  type TextMeasurer,
+} from './layout/index.js';
+import { paintBackground } from './paint/backgrounds.js';
+import { copyCanvas, paintSprite, type Canvas } from './paint/canvas.js';
+import { titleColours } from './paint/contrast.js';
+import { logoAspect, logoSprites } from './paint/logo.js';
+import { photoSprite } from './paint/photo.js';
+import { referenceProfile } from './paint/references.js';
+import { Shaper } from './paint/shaper.js';
+import { backdropAreas, paintTitle, type TitleColours } from './paint/title.js';
 
 export interface RenderInputs {
   photo?: Buffer;
@@ -22,6 +34,14 @@ export interface RenderedImage {
   image: Buffer;
   width: number;
   height: number;
+}
+
+/** What `design` decides before any pixel is drawn: the layout, plus the facts measured from the inputs. */
+export interface Plan {
+  design: Design;
+  logo: Rect | null;
+  reference: ReferenceProfile | null;
+  logoDropShadow: boolean;
 }
 
 /** Everything a render draws, before encoding. */
@@ -39,12 +59,21 @@ export function defaultLogoPlacement(format: Format): Omit<LogoPlacement, 'key'>
   return { position: format === 'youtube' ? 'top-right' : 'bottom-right', size: 0.14, dropShadow: true };
 }
 
+/** One encode of raw RGB pixels with the service's encoder settings. */
+export function encode(canvas: Canvas, outputFormat: OutputFormat): Promise<Buffer> {
+  return withEncoder(
+    sharp(canvas.data, { raw: { width: canvas.width, height: canvas.height, channels: 3 } }),
+    outputFormat,
+  ).toBuffer();
+}
+
 /**
- * Draws a thumbnail for a job: the category's (or the reference set's) background, the photo as the
- * subject, the title laid out and shaped with HarfBuzz on the bundled fonts, the logo last; then one
- * encode. Deterministic: the same job and inputs always give the same bytes.
+ * The design engine: `design` lays the title out for the job's format and category (HarfBuzz-shaped on
+ * the bundled fonts), `paint` draws background, photo, title and logo into one RGB canvas, `encode`
+ * writes the single WebP or PNG. `render` is the three in a row. Deterministic: the same job and inputs
+ * always give the same bytes. Holds only caches (shaped fonts, backgrounds, sprites), so one instance
+ * serves any number of jobs.
  */
-@Injectable()
 export class Renderer {
   private readonly shaper = new Shaper();
   private readonly measurer: TextMeasurer = {
@@ -54,18 +83,10 @@ export class Renderer {
 
   async render(job: JobSpec, inputs: RenderInputs): Promise<RenderedImage> {
     const { canvas } = await this.compose(job, inputs);
-    const image = await withEncoder(
-      sharp(canvas.data, { raw: { width: canvas.width, height: canvas.height, channels: 3 } }),
-      job.outputFormat,
-    ).toBuffer();
-    return { image, width: canvas.width, height: canvas.height };
+    return { image: await encode(canvas, job.outputFormat), width: canvas.width, height: canvas.height };
   }
 
-  async compose(
-    job: JobSpec,
-    inputs: RenderInputs,
-    options: { keepBackdrop?: boolean } = {},
-  ): Promise<Composition> {
+  async design(job: JobSpec, inputs: RenderInputs): Promise<Plan> {
     const size = dimensionsOf(job.format, job.model);
     const placement = inputs.logo ? { ...defaultLogoPlacement(job.format), ...job.logo } : null;
     const [aspect, reference] = await Promise.all([
@@ -85,15 +106,21 @@ export class Renderer {
       },
       this.measurer,
     );
+    return { design, logo, reference, logoDropShadow: placement?.dropShadow ?? false };
+  }
 
+  async paint(
+    plan: Plan,
+    inputs: RenderInputs,
+    options: { keepBackdrop?: boolean } = {},
+  ): Promise<Composition> {
+    const { design, logo, reference } = plan;
     const [canvas, photo, logoLayers] = await Promise.all([
       paintBackground(design, reference?.colours ?? null),
       inputs.photo && design.template.photo
         ? photoSprite(inputs.photo, design.template.photo, design.palette)
         : Promise.resolve(null),
-      inputs.logo && logo && placement
-        ? logoSprites(inputs.logo, logo, placement.dropShadow)
-        : Promise.resolve([]),
+      inputs.logo && logo ? logoSprites(inputs.logo, logo, plan.logoDropShadow) : Promise.resolve([]),
     ]);
     if (photo) paintSprite(canvas, photo);
     const colours = design.layout ? titleColours(canvas, design, backdropAreas(design)) : null;
@@ -101,5 +128,14 @@ export class Renderer {
     if (colours) await paintTitle(canvas, design, this.shaper, colours);
     for (const sprite of logoLayers) paintSprite(canvas, sprite);
     return { canvas, design, colours, backdrop, logo };
+  }
+
+  /** `design` then `paint`. */
+  async compose(
+    job: JobSpec,
+    inputs: RenderInputs,
+    options: { keepBackdrop?: boolean } = {},
+  ): Promise<Composition> {
+    return this.paint(await this.design(job, inputs), inputs, options);
   }
 }

@@ -1,6 +1,6 @@
 import { LIMITS } from '@thumbforge/contracts';
 import sharp from 'sharp';
-import { profileReferences, type Pixels, type ReferenceProfile } from '../domain/index.js';
+import { profileReferences, type Pixels, type ReferenceProfile } from '../layout/index.js';
 import { digest } from './digest.js';
 import { LruCache } from './lru.js';
 

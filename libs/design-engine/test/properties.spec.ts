@@ -11,11 +11,11 @@ import {
   titlePieces,
   type Design,
   type TextMeasurer,
-} from '../src/domain/index.js';
-import { Renderer } from '../src/drawing/renderer.js';
-import { Shaper } from '../src/drawing/shaper.js';
-import { jobSpec, logoImage } from './support/fixtures.js';
-import { changedBounds, renderedContrast } from './support/pixels.js';
+} from '../src/layout/index.js';
+import { Renderer } from '../src/engine.js';
+import { Shaper } from '../src/paint/shaper.js';
+import { jobSpec, logoImage } from '../testing/index.js';
+import { changedBounds, renderedContrast } from './pixels.js';
 
 /** Characters users type in titles, by script; CJK from the common sets of GB 2312, JIS and KS X 1001. */
 function decodeRange(encoding: string, hi: [number, number], lo: [number, number], take: number): string[] {

@@ -1,8 +1,8 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { fidelity, profileReferences, type ReferenceProfile } from '../src/domain/index.js';
-import { referencePixels } from '../src/drawing/references.js';
-import { Renderer } from '../src/drawing/renderer.js';
-import { jobSpec } from './support/fixtures.js';
+import { fidelity, profileReferences, type ReferenceProfile } from '../src/layout/index.js';
+import { referencePixels } from '../src/paint/references.js';
+import { Renderer } from '../src/engine.js';
+import { jobSpec } from '../testing/index.js';
 
 const renderer = new Renderer();
 
