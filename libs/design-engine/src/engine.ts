@@ -39,9 +39,23 @@ export interface RenderedImage {
 /** What `design` decides before any pixel is drawn: the layout, plus the facts measured from the inputs. */
 export interface Plan {
   design: Design;
+  /** Graphemes of the title no bundled font covers: drawn as a visible box, and logged. */
+  missing: string[];
   logo: Rect | null;
   reference: ReferenceProfile | null;
   logoDropShadow: boolean;
+}
+
+/** A title with characters no bundled font covers, with their code points (U+XXXX), for the log. */
+export interface MissingGlyphs {
+  jobId: string;
+  graphemes: string[];
+  codePoints: string[];
+}
+
+export interface RendererOptions {
+  /** Told of every title with characters no bundled font covers; a JSON line on stderr by default. */
+  onMissingGlyphs?: (report: MissingGlyphs) => void;
 }
 
 /** Everything a render draws, before encoding. */
@@ -76,8 +90,15 @@ export function encode(canvas: Canvas, outputFormat: OutputFormat): Promise<Buff
  */
 export class Renderer {
   private readonly shaper = new Shaper();
+  private readonly onMissingGlyphs: (report: MissingGlyphs) => void;
+
+  constructor(options: RendererOptions = {}) {
+    this.onMissingGlyphs =
+      options.onMissingGlyphs ??
+      ((report) => process.stderr.write(`${JSON.stringify({ msg: 'glyphs missing', ...report })}\n`));
+  }
   private readonly measurer: TextMeasurer = {
-    measure: (text, font, skew, context) => this.shaper.shape(text, font, skew, context),
+    measure: (text, font, skew, context, rtl) => this.shaper.shape(text, font, skew, context, rtl),
     capHeight: (font) => this.shaper.capHeight(font),
   };
 
@@ -106,7 +127,27 @@ export class Renderer {
       },
       this.measurer,
     );
-    return { design, logo, reference, logoDropShadow: placement?.dropShadow ?? false };
+    const missing = this.missingGlyphs(design);
+    if (missing.length > 0) {
+      this.onMissingGlyphs({
+        jobId: job.jobId,
+        graphemes: missing,
+        codePoints: missing.map((g) =>
+          [...g].map((c) => `U+${c.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`).join(' '),
+        ),
+      });
+    }
+    return { design, missing, logo, reference, logoDropShadow: placement?.dropShadow ?? false };
+  }
+
+  private missingGlyphs(design: Design): string[] {
+    const missing = new Set<string>();
+    for (const piece of design.layout?.pieces ?? []) {
+      const font = piece.emphasis ? design.emphasisFont : design.font;
+      const shaped = this.shaper.shape(piece.text, font, design.skew, design.context, piece.rtl);
+      for (const grapheme of shaped.missing) missing.add(grapheme);
+    }
+    return [...missing];
   }
 
   async paint(

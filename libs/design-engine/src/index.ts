@@ -4,9 +4,12 @@ export {
   encode,
   Renderer,
   type Composition,
+  type MissingGlyphs,
   type Plan,
   type RenderedImage,
+  type RendererOptions,
   type RenderInputs,
 } from './engine.js';
+export { FONT_IDS, FONTS, type BundledFont, type FontId } from './fonts/catalogue.js';
 export { paintLogo } from './logo-overlay.js';
 export type { Canvas } from './paint/canvas.js';

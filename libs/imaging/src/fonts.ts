@@ -1,113 +1,17 @@
-import { readdirSync } from 'node:fs';
-import { dirname, join } from 'node:path';
 import { createRequire } from 'node:module';
 
 const require = createRequire(import.meta.url);
 
-/**
- * A typeface bundled from npm as a TTF file, so the output never depends on the fonts a machine
- * happens to have installed. All of them are under the SIL Open Font License.
- */
-export interface BundledFont {
-  /** Stable identifier, used by styles and caches. */
-  id: FontId;
+/** A typeface bundled from npm as a TTF file (SIL Open Font License), independent of the machine's fonts. */
+export interface DisplayFont {
   /** The family name Pango knows the file by. */
   family: string;
   /** Absolute path of the TTF inside node_modules. */
   file: string;
 }
 
-const fontFile = (pkg: string, path: string) => require.resolve(`@expo-google-fonts/${pkg}/${path}`);
-
-const CATALOGUE = {
-  anton: { family: 'Anton', file: fontFile('anton', '400Regular/Anton_400Regular.ttf') },
-  'archivo-black': {
-    family: 'Archivo Black',
-    file: fontFile('archivo-black', '400Regular/ArchivoBlack_400Regular.ttf'),
-  },
-  'bebas-neue': { family: 'Bebas Neue', file: fontFile('bebas-neue', '400Regular/BebasNeue_400Regular.ttf') },
-  'lilita-one': { family: 'Lilita One', file: fontFile('lilita-one', '400Regular/LilitaOne_400Regular.ttf') },
-  'luckiest-guy': {
-    family: 'Luckiest Guy',
-    file: fontFile('luckiest-guy', '400Regular/LuckiestGuy_400Regular.ttf'),
-  },
-  'montserrat-black': {
-    family: 'Montserrat Black',
-    file: fontFile('montserrat', '900Black/Montserrat_900Black.ttf'),
-  },
-  'oswald-bold': { family: 'Oswald', file: fontFile('oswald', '700Bold/Oswald_700Bold.ttf') },
-  'playfair-black': {
-    family: 'Playfair Display Black',
-    file: fontFile('playfair-display', '900Black/PlayfairDisplay_900Black.ttf'),
-  },
-  'playfair-black-italic': {
-    family: 'Playfair Display Black Italic',
-    file: fontFile('playfair-display', '900Black_Italic/PlayfairDisplay_900Black_Italic.ttf'),
-  },
-  'poppins-extrabold': {
-    family: 'Poppins ExtraBold',
-    file: fontFile('poppins', '800ExtraBold/Poppins_800ExtraBold.ttf'),
-  },
-  'rubik-black': { family: 'Rubik Black', file: fontFile('rubik', '900Black/Rubik_900Black.ttf') },
-  'russo-one': { family: 'Russo One', file: fontFile('russo-one', '400Regular/RussoOne_400Regular.ttf') },
-  // Scripts the display faces lack: Thai, Arabic and Persian, Greek and the rest of Latin and Cyrillic.
-  'kanit-extrabold': {
-    family: 'Kanit ExtraBold',
-    file: fontFile('kanit', '800ExtraBold/Kanit_800ExtraBold.ttf'),
-  },
-  'noto-kufi-arabic-black': {
-    family: 'Noto Kufi Arabic Black',
-    file: fontFile('noto-kufi-arabic', '900Black/NotoKufiArabic_900Black.ttf'),
-  },
-  'noto-sans-black': {
-    family: 'Noto Sans Black',
-    file: fontFile('noto-sans', '900Black/NotoSans_900Black.ttf'),
-  },
-  // Chinese, Japanese and Korean display faces: one weight each, a tenth of the size of the Noto CJK
-  // families, covering GB 2312, JIS X 0208 and KS X 1001.
-  'dela-gothic-one': {
-    family: 'Dela Gothic One',
-    file: fontFile('dela-gothic-one', '400Regular/DelaGothicOne_400Regular.ttf'),
-  },
-  'zcool-qingke-huangyou': {
-    family: 'ZCOOL QingKe HuangYou',
-    file: fontFile('zcool-qingke-huangyou', '400Regular/ZCOOLQingKeHuangYou_400Regular.ttf'),
-  },
-  'black-han-sans': {
-    family: 'Black Han Sans',
-    file: fontFile('black-han-sans', '400Regular/BlackHanSans_400Regular.ttf'),
-  },
-} as const;
-
-export type FontId = keyof typeof CATALOGUE;
-
-export const FONTS: Readonly<Record<FontId, BundledFont>> = Object.fromEntries(
-  Object.entries(CATALOGUE).map(([id, font]) => [id, { id, ...font }]),
-) as Record<FontId, BundledFont>;
-
-export const FONT_IDS = Object.keys(CATALOGUE) as FontId[];
-
 /** Anton: a condensed heavy display face, legible at thumbnail size (the test-key placeholder uses it). */
-export const DISPLAY_FONT: BundledFont = FONTS.anton;
-
-/**
- * Colour emoji as SVG images (Twemoji, graphics under CC-BY 4.0). Files are named by the sequence's
- * code points in hex, without U+FE0F unless the sequence has a zero-width joiner.
- */
-const EMOJI_DIR = dirname(require.resolve('@twemoji/svg/package.json'));
-let emojiNames: Set<string> | undefined;
-
-/** The SVG file drawing an emoji sequence (one grapheme), or null when the set has none. */
-export function emojiSvgFile(sequence: string): string | null {
-  emojiNames ??= new Set(
-    readdirSync(EMOJI_DIR)
-      .filter((f) => f.endsWith('.svg'))
-      .map((f) => f.slice(0, -4)),
-  );
-  const codes = [...sequence].map((c) => c.codePointAt(0)!.toString(16));
-  const exact = codes.join('-');
-  if (emojiNames.has(exact)) return join(EMOJI_DIR, `${exact}.svg`);
-  const bare = codes.filter((c) => c !== 'fe0f').join('-');
-  if (emojiNames.has(bare)) return join(EMOJI_DIR, `${bare}.svg`);
-  return null;
-}
+export const DISPLAY_FONT: DisplayFont = {
+  family: 'Anton',
+  file: require.resolve('@expo-google-fonts/anton/400Regular/Anton_400Regular.ttf'),
+};

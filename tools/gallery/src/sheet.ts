@@ -1,6 +1,6 @@
 import { dimensionsOf, type Category, type Format, type JobSpec, type Model } from '@thumbforge/contracts';
-import { escapeMarkup, FONTS } from '@thumbforge/imaging';
-import type { Renderer, RenderInputs } from '@thumbforge/design-engine';
+import { escapeMarkup } from '@thumbforge/imaging';
+import { FONTS, type Renderer, type RenderInputs } from '@thumbforge/design-engine';
 import sharp, { type OverlayOptions } from 'sharp';
 import { SAMPLE_TITLES } from './fixtures.js';
 

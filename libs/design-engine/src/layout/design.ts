@@ -1,5 +1,5 @@
 import type { Category, Dimensions, Format } from '@thumbforge/contracts';
-import type { FontId } from '@thumbforge/imaging';
+import type { FontId } from '../fonts/catalogue.js';
 import { paletteFromProfile, type ReferenceProfile } from './references.js';
 import {
   hashTitle,
@@ -12,21 +12,16 @@ import {
   type Treatment,
 } from './styles.js';
 import { planTemplate, type Template } from './templates.js';
-import {
-  cleanTitle,
-  directionOf,
-  displayTitle,
-  keyPieces,
-  scriptContextOf,
-  titlePieces,
-  type Direction,
-  type ScriptContext,
-} from './text.js';
+import { titleBidi, type Direction } from './bidi.js';
+import { cleanTitle, displayTitle } from './case.js';
+import { scriptContextOf, titlePieces, type ScriptContext } from './line-breaks.js';
+import { keyPieces } from './text.js';
 import { layoutTitle, type PieceMetrics, type Rect, type TitleLayout } from './title-layout.js';
 
 /** Shaping-accurate measurement of text in a bundled font, in em. */
 export interface TextMeasurer {
-  measure(text: string, font: FontId, skew: number, context: ScriptContext): PieceMetrics;
+  /** `rtl`: the text is one right-to-left stretch of the bidi algorithm. */
+  measure(text: string, font: FontId, skew: number, context: ScriptContext, rtl: boolean): PieceMetrics;
   capHeight(font: FontId): number;
 }
 
@@ -110,9 +105,10 @@ export function designThumbnail(input: DesignInput, measurer: TextMeasurer): Des
   const palette = reference ? paletteFromProfile(reference, baseStyle) : baseStyle.palettes[paletteIndex]!;
 
   const title = displayTitle(input.title, style.uppercase);
-  const direction = directionOf(title);
+  const bidi = titleBidi(title);
+  const direction = bidi.direction;
   const context = scriptContextOf(title);
-  const pieces = titlePieces(title);
+  const pieces = titlePieces(title, context);
   const template = planTemplate(canvas, {
     format: input.format,
     hasPhoto: input.hasPhoto,
@@ -147,12 +143,12 @@ export function designThumbnail(input: DesignInput, measurer: TextMeasurer): Des
     const layout = layoutTitle({
       pieces,
       emphasis,
-      measure: (text, emphasised) =>
-        measurer.measure(text, emphasised ? emphasisFont : font, style.skew, context),
+      measure: (text, emphasised, rtl) =>
+        measurer.measure(text, emphasised ? emphasisFont : font, style.skew, context, rtl),
       box: template.titleBox,
       align: template.align,
       verticalAlign: template.verticalAlign,
-      direction,
+      levels: bidi.levels,
       mode: style.mode,
       maxFontSize: (MAX_CAP_HEIGHT_SHARE * canvas.height) / cap,
       minFontSize: (MIN_CAP_HEIGHT_SHARE * canvas.height) / cap,

@@ -1,5 +1,5 @@
 import { CATEGORIES } from '@thumbforge/contracts';
-import { FONT_IDS } from '@thumbforge/imaging';
+import { FONT_IDS } from '../fonts/catalogue.js';
 import { describe, expect, it } from 'vitest';
 import { contrastRatio, parseHex } from './colour.js';
 import { CONCRETE_CATEGORIES, hashTitle, resolveCategory, STYLES } from './styles.js';

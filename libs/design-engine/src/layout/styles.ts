@@ -1,5 +1,5 @@
 import type { Category } from '@thumbforge/contracts';
-import type { FontId } from '@thumbforge/imaging';
+import type { FontId } from '../fonts/catalogue.js';
 
 export type ConcreteCategory = Exclude<Category, 'auto'>;
 

@@ -1,5 +1,5 @@
 import type { Dimensions, Format, LogoPosition } from '@thumbforge/contracts';
-import type { Direction } from './text.js';
+import type { Direction } from './bidi.js';
 import { intersects, type Align, type Rect, type VerticalAlign } from './title-layout.js';
 
 export interface PhotoPlacement {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { titlePieces } from './text.js';
+import { titleBidi } from './bidi.js';
+import { titlePieces } from './line-breaks.js';
 import { contains, layoutTitle, type MeasurePiece, type TitleLayoutOptions } from './title-layout.js';
 
 /** Every character 0.5 em wide, capitals 0.7 em tall, no descenders; emphasised text 10 % wider. */
@@ -13,12 +14,12 @@ const box = { x: 100, y: 50, width: 800, height: 400 };
 function options(title: string, overrides: Partial<TitleLayoutOptions> = {}): TitleLayoutOptions {
   return {
     pieces: titlePieces(title),
+    levels: titleBidi(title).levels,
     emphasis: new Set(),
     measure: mono,
     box,
     align: 'left',
     verticalAlign: 'middle',
-    direction: 'ltr',
     mode: 'block',
     maxFontSize: 200,
     minFontSize: 30,
@@ -117,9 +118,7 @@ describe('layoutTitle', () => {
   });
 
   it('orders a right-to-left line from right to left', () => {
-    const layout = layoutTitle(
-      options('تعلم البرمجة اليوم', { direction: 'rtl', align: 'right', maxLines: 1 }),
-    );
+    const layout = layoutTitle(options('تعلم البرمجة اليوم', { align: 'right', maxLines: 1 }));
     const [line] = layout.lines;
     const xs = line!.pieces.map((p) => p.x);
     expect(line!.pieces.map((p) => p.text)).toEqual(['اليوم', 'البرمجة', 'تعلم']);

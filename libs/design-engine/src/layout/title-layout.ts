@@ -1,4 +1,5 @@
-import { pieceDirection, visualOrder, type Direction, type TitlePiece } from './text.js';
+import { fragmentsOf, visualOrder, type Fragment } from './bidi.js';
+import type { TitlePiece } from './line-breaks.js';
 
 export interface Rect {
   x: number;
@@ -22,8 +23,11 @@ export interface PieceMetrics {
   inkBottom: number;
 }
 
-/** Measures text as it will be drawn; `emphasis` pieces may use another face. Synchronous and cheap. */
-export type MeasurePiece = (text: string, emphasis: boolean) => PieceMetrics;
+/**
+ * Measures text of one bidi direction as it will be drawn; `emphasis` pieces may use another face.
+ * Synchronous and cheap.
+ */
+export type MeasurePiece = (text: string, emphasis: boolean, rtl: boolean) => PieceMetrics;
 
 /**
  * Extra room, in em, around pieces drawn on a plate: the emphasis highlight, or a bar under every
@@ -43,7 +47,8 @@ export interface TitleLayoutOptions {
   box: Rect;
   align: Align;
   verticalAlign: VerticalAlign;
-  direction: Direction;
+  /** The title's bidi embedding levels, one per UTF-16 unit: pieces read theirs at their offsets. */
+  levels: ArrayLike<number>;
   /**
    * `block`: every line the same size. `stack`: every line scaled to the full width (within
    * `stackRange` of the smallest), the poster look.
@@ -68,10 +73,15 @@ export interface TitleLayoutOptions {
   outline?: number;
 }
 
+/** One stretch of a piece at one bidi level, placed: a piece whose level changes inside is several. */
 export interface PlacedPiece {
   /** Index in the (possibly split) piece list of the layout. */
   index: number;
   text: string;
+  /** UTF-16 offset of the text in the title. */
+  start: number;
+  /** Shaped right to left (an odd embedding level). */
+  rtl: boolean;
   emphasis: boolean;
   line: number;
   /** Pen origin on the baseline, canvas pixels. */
@@ -105,16 +115,21 @@ export interface TitleLayout {
   splitWords: boolean;
 }
 
+interface MeasuredFragment extends Fragment {
+  metrics: PieceMetrics;
+}
+
 interface Measured {
   piece: TitlePiece;
   emphasis: boolean;
-  metrics: PieceMetrics;
-  direction: Direction | null;
+  /** The piece's stretches at one bidi level each, in logical order, each measured in its direction. */
+  fragments: MeasuredFragment[];
+  advance: number;
 }
 
 interface LineShape {
-  /** Visual order of the line's pieces. */
-  order: number[];
+  /** Visual order of the line's fragments: piece index and fragment index within the piece. */
+  order: Array<{ index: number; fragment: number }>;
   /** Pen offset of each piece (same order as `order`), in em. */
   offsets: number[];
   /** Extents in em relative to the pen origin of the line (first visual piece) and baseline. */
@@ -136,10 +151,10 @@ const EPSILON = 1e-9;
 export function layoutTitle(options: TitleLayoutOptions): TitleLayout {
   const { box, minFontSize } = options;
   const outline = options.outline ?? 0;
-  const space = options.measure(' ', false).advance;
+  const space = options.measure(' ', false, false).advance;
   const { measured, splitWords } = measurePieces(options, box.width / minFontSize);
   if (measured.length === 0) throw new Error('a title needs at least one visible character');
-  const widths = measured.map((m) => m.metrics.advance);
+  const widths = measured.map((m) => m.advance);
 
   type Candidate = { starts: number[]; sizes: number[]; shapes: LineShape[]; score: number };
   let best: Candidate | null = null;
@@ -168,37 +183,61 @@ function measurePieces(
 ): { measured: Measured[]; splitWords: boolean } {
   const measured: Measured[] = [];
   let splitWords = false;
+  const measure = (text: string, start: number, emphasis: boolean) => {
+    const fragments = fragmentsOf(text, start, options.levels).map((f) => ({
+      ...f,
+      metrics: options.measure(f.text, emphasis, f.level % 2 === 1),
+    }));
+    return { fragments, advance: fragments.reduce((sum, f) => sum + f.metrics.advance, 0) };
+  };
   options.pieces.forEach((piece, index) => {
     const emphasis = options.emphasis.has(index);
-    const metrics = options.measure(piece.text, emphasis);
-    const direction = pieceDirection(piece.text);
-    if (metrics.inkRight - Math.min(0, metrics.inkLeft) <= maxEm) {
-      measured.push({ piece, emphasis, metrics, direction });
+    const whole = measure(piece.text, piece.start, emphasis);
+    if (extent(whole.fragments, whole.advance) <= maxEm) {
+      measured.push({ piece, emphasis, ...whole });
       return;
     }
     splitWords = true;
-    for (const [i, text] of splitToWidth(piece.text, maxEm, (t) => options.measure(t, emphasis)).entries()) {
+    const parts = splitToWidth(piece, maxEm, (text, start) => {
+      const part = measure(text, start, emphasis);
+      return extent(part.fragments, part.advance);
+    });
+    parts.forEach((part, i) => {
       measured.push({
-        piece: { text, spaceBefore: i === 0 && piece.spaceBefore },
+        piece: { ...part, spaceBefore: i === 0 && piece.spaceBefore },
         emphasis,
-        metrics: options.measure(text, emphasis),
-        direction,
+        ...measure(part.text, part.start, emphasis),
       });
-    }
+    });
   });
   return { measured, splitWords };
 }
 
+/** The width a piece's ink needs, in em: its advance, grown by the overhang at either end. */
+function extent(fragments: MeasuredFragment[], advance: number): number {
+  const first = fragments[0]?.metrics;
+  const last = fragments.at(-1)?.metrics;
+  if (!first || !last) return 0;
+  return advance - Math.min(0, first.inkLeft) + Math.max(0, last.inkRight - last.advance);
+}
+
 const graphemes = new Intl.Segmenter('und', { granularity: 'grapheme' });
 
-/** Cuts text into the fewest runs of whole graphemes whose measured ink each fits `maxEm`. */
-function splitToWidth(text: string, maxEm: number, measure: (t: string) => PieceMetrics): string[] {
-  const chars = Array.from(graphemes.segment(text), (s) => s.segment);
-  const fits = (t: string) => {
-    const m = measure(t);
-    return m.inkRight - Math.min(0, m.inkLeft) <= maxEm;
-  };
-  const runs: string[] = [];
+/** Cuts a piece into the fewest runs of whole graphemes whose measured width each fits `maxEm`. */
+function splitToWidth(
+  piece: TitlePiece,
+  maxEm: number,
+  width: (text: string, start: number) => number,
+): Array<{ text: string; start: number }> {
+  const chars = Array.from(graphemes.segment(piece.text));
+  const run = (from: number, to: number) => ({
+    text: chars
+      .slice(from, to)
+      .map((c) => c.segment)
+      .join(''),
+    start: piece.start + chars[from]!.index,
+  });
+  const runs: Array<{ text: string; start: number }> = [];
   let start = 0;
   while (start < chars.length) {
     // The longest prefix that fits, by bisection (widths grow with length); at least one grapheme.
@@ -206,10 +245,11 @@ function splitToWidth(text: string, maxEm: number, measure: (t: string) => Piece
     let hi = chars.length;
     while (lo < hi) {
       const mid = Math.ceil((lo + hi) / 2);
-      if (fits(chars.slice(start, mid).join(''))) lo = mid;
+      const candidate = run(start, mid);
+      if (width(candidate.text, candidate.start) <= maxEm) lo = mid;
       else hi = mid - 1;
     }
-    runs.push(chars.slice(start, lo).join(''));
+    runs.push(run(start, lo));
     start = lo;
   }
   return runs;
@@ -267,7 +307,11 @@ function balancedBreaking(widths: number[], measured: Measured[], space: number,
   return starts;
 }
 
-/** A line's pieces in visual order with their pen offsets and exact extents, plates included. */
+/**
+ * A line's fragments in visual order with their pen offsets and exact extents, plates included. The
+ * order is rule L2 of the bidi algorithm over the line's fragments and the spaces between pieces,
+ * each at its embedding level.
+ */
 function lineShape(
   measured: Measured[],
   space: number,
@@ -276,11 +320,15 @@ function lineShape(
   options: TitleLayoutOptions,
   outline: number,
 ): LineShape {
-  const logical = measured.slice(start, end);
-  const order = visualOrder(
-    logical.map((m) => m.direction),
-    options.direction,
-  ).map((i) => i + start);
+  const units: Array<{ level: number; index: number; fragment: number } | { level: number; space: true }> =
+    [];
+  for (let index = start; index < end; index++) {
+    const { piece, fragments } = measured[index]!;
+    if (index > start && piece.spaceBefore)
+      units.push({ level: options.levels[piece.start - 1] ?? 0, space: true });
+    fragments.forEach((f, fragment) => units.push({ level: f.level, index, fragment }));
+  }
+  const order: LineShape['order'] = [];
   const offsets: number[] = [];
   let pen = 0;
   let left = Infinity;
@@ -288,25 +336,24 @@ function lineShape(
   let top = 0;
   let bottom = 0;
   const emphasisPlate = options.emphasisPlate;
-  order.forEach((index, position) => {
-    const m = measured[index]!;
-    // Spaces sit between visual neighbours: a piece that followed a space logically still does.
-    if (position > 0) {
-      const previous = order[position - 1]!;
-      const spaced =
-        Math.max(index, previous) > start && measured[Math.max(index, previous)]!.piece.spaceBefore;
-      if (spaced) pen += space;
+  for (const position of visualOrder(units.map((u) => u.level))) {
+    const unit = units[position]!;
+    if ('space' in unit) {
+      pen += space;
+      continue;
     }
+    const m = measured[unit.index]!;
+    const { metrics } = m.fragments[unit.fragment]!;
+    order.push({ index: unit.index, fragment: unit.fragment });
     offsets.push(pen);
-    const { inkLeft, inkRight, inkTop, inkBottom } = m.metrics;
     const padX = m.emphasis && emphasisPlate ? emphasisPlate.x : 0;
     const padY = m.emphasis && emphasisPlate ? emphasisPlate.y : 0;
-    left = Math.min(left, pen + inkLeft - padX - outline);
-    right = Math.max(right, pen + inkRight + padX + outline);
-    top = Math.max(top, inkTop + padY + outline);
-    bottom = Math.max(bottom, inkBottom + padY + outline);
-    pen += m.metrics.advance;
-  });
+    left = Math.min(left, pen + metrics.inkLeft - padX - outline);
+    right = Math.max(right, pen + metrics.inkRight + padX + outline);
+    top = Math.max(top, metrics.inkTop + padY + outline);
+    bottom = Math.max(bottom, metrics.inkBottom + padY + outline);
+    pen += metrics.advance;
+  }
   if (options.linePlate) {
     left -= options.linePlate.x;
     right += options.linePlate.x;
@@ -382,17 +429,20 @@ function place(
           ? box.x + box.width - width
           : box.x + (box.width - width) / 2;
     const origin = inkLeft - shape.left * size;
-    const linePieces = shape.order.map((index, position) => {
+    const linePieces = shape.order.map(({ index, fragment }, position) => {
       const m = measured[index]!;
+      const f = m.fragments[fragment]!;
       const placed: PlacedPiece = {
         index,
-        text: m.piece.text,
+        text: f.text,
+        start: f.start,
+        rtl: f.level % 2 === 1,
         emphasis: m.emphasis,
         line: lineIndex,
         x: origin + shape.offsets[position]! * size,
         baseline,
         size,
-        metrics: m.metrics,
+        metrics: f.metrics,
       };
       return placed;
     });
@@ -407,7 +457,7 @@ function place(
   });
   return {
     lines,
-    pieces: pieces.sort((a, b) => a.index - b.index),
+    pieces: pieces.sort((a, b) => a.start - b.start),
     emphasisPlates: emphasisPlates(lines, options),
     bounds: union(lines.map((l) => l.ink)),
     minSize: Math.min(...sizes),

@@ -1,20 +1,26 @@
 import { readFileSync } from 'node:fs';
-import { emojiSvgFile, FONTS, type FontId } from '@thumbforge/imaging';
 import * as hb from 'harfbuzzjs';
+import { emojiSvgFile, FONTS, type FontId } from '../fonts/catalogue.js';
+import { fontsFor, LAST_RESORT, LATIN_FALLBACK, scriptClassOf, type ScriptClass } from '../fonts/fallback.js';
 import type { PieceMetrics, ScriptContext } from '../layout/index.js';
 
-/** A glyph of a shaped text: its font, glyph id and pen position in em (y up from the baseline). */
+/**
+ * A glyph of a shaped text: its font, glyph id, pen position in em (y up from the baseline) and the
+ * UTF-16 offset in the text of the first character it draws.
+ */
 export interface ShapedGlyph {
   font: FontId;
   glyph: number;
   x: number;
   y: number;
+  cluster: number;
 }
 
 /** An emoji of a shaped text, drawn as an image: left edge in em, square of `EMOJI_EM`. */
 export interface ShapedEmoji {
   file: string;
   x: number;
+  cluster: number;
 }
 
 export interface ShapedText extends PieceMetrics {
@@ -22,6 +28,17 @@ export interface ShapedText extends PieceMetrics {
   emoji: ShapedEmoji[];
   /** Synthetic oblique: x += skew · y. */
   skew: number;
+  /** Graphemes no bundled font covers, drawn as the missing-glyph box. */
+  missing: string[];
+}
+
+/** A grapheme's ink box in em relative to the text's pen origin (y up), and its UTF-16 offset. */
+export interface ClusterBox {
+  cluster: number;
+  left: number;
+  right: number;
+  top: number;
+  bottom: number;
 }
 
 /** Emoji are drawn this many em square, sitting a little below the baseline like the letters' feet. */
@@ -42,20 +59,8 @@ interface LoadedFont {
   capHeight: number;
 }
 
-type Script =
-  'arabic' | 'hebrew' | 'thai' | 'devanagari' | 'han' | 'kana' | 'hangul' | 'emoji' | 'other' | 'common';
-
-const SCRIPT_TESTS: Array<[Script, RegExp]> = [
-  ['arabic', /[\p{Script=Arabic}\p{Script=Syriac}\p{Script=Thaana}]/u],
-  ['hebrew', /\p{Script=Hebrew}/u],
-  ['thai', /[\p{Script=Thai}\p{Script=Lao}]/u],
-  ['devanagari', /\p{Script=Devanagari}/u],
-  ['kana', /[\p{Script=Hiragana}\p{Script=Katakana}]/u],
-  ['han', /\p{Script=Han}/u],
-  ['hangul', /\p{Script=Hangul}/u],
-];
 const EMOJI = /\p{Extended_Pictographic}|\p{Regional_Indicator}|\u20e3/u;
-const LETTER_OR_NUMBER = /[\p{L}\p{N}\p{M}]/u;
+const LETTER = /\p{L}/u;
 /** Code points a font need not map for the shaper to handle them: joiners, selectors, marks of direction. */
 function isIgnorable(cp: number): boolean {
   return (
@@ -66,23 +71,14 @@ function isIgnorable(cp: number): boolean {
     (cp >= 0xe0000 && cp <= 0xe007f)
   );
 }
-const RTL_SCRIPTS = new Set<Script>(['arabic', 'hebrew']);
 
-/** Fonts that cover the common Latin, Greek and Cyrillic text after a style's own face. */
-const LATIN_FALLBACK: FontId[] = ['montserrat-black', 'noto-sans-black', 'rubik-black'];
-/** The rest, in order, for anything no earlier choice covers. */
-const LAST_RESORT: FontId[] = [
-  'noto-sans-black',
-  'rubik-black',
-  'noto-kufi-arabic-black',
-  'kanit-extrabold',
-  'poppins-extrabold',
-  'zcool-qingke-huangyou',
-  'dela-gothic-one',
-  'black-han-sans',
-];
+/** What no bundled font covers is drawn as this face's missing-glyph box (glyph 0), never dropped. */
+const MISSING_FONT: FontId = 'noto-sans-black';
 
 const graphemes = new Intl.Segmenter('und', { granularity: 'grapheme' });
+
+/** A grapheme's kind: emoji, a character that takes its neighbours' font, or a script class. */
+type Kind = 'emoji' | 'common' | ScriptClass;
 
 /**
  * Shapes text with HarfBuzz on the bundled fonts, one font per run of script, and answers the
@@ -94,12 +90,15 @@ export class Shaper {
   private readonly shaped = new Map<string, ShapedText>();
   private static readonly CACHE_LIMIT = 50_000;
 
-  /** Shapes a piece of title text (a word or a run of CJK/Thai) in `primary`, falling back per script. */
-  shape(text: string, primary: FontId, skew: number, context: ScriptContext): ShapedText {
-    const key = `${primary}\u0000${skew}\u0000${context}\u0000${text}`;
+  /**
+   * Shapes a run of title text of one bidi direction (`rtl` for an odd embedding level) in `primary`,
+   * falling back per script; the glyphs come out in visual order, left to right.
+   */
+  shape(text: string, primary: FontId, skew: number, context: ScriptContext, rtl = false): ShapedText {
+    const key = `${primary}\u0000${skew}\u0000${context}\u0000${rtl ? 'r' : 'l'}\u0000${text}`;
     const known = this.shaped.get(key);
     if (known) return known;
-    const result = this.shapeUncached(text, primary, skew, context);
+    const result = this.shapeUncached(text, primary, skew, context, rtl);
     if (this.shaped.size >= Shaper.CACHE_LIMIT) this.shaped.clear();
     this.shaped.set(key, result);
     return result;
@@ -151,6 +150,24 @@ export class Shaper {
     return font;
   }
 
+  /** A glyph's ink at pen position (x, y) in em: left, right, top (up) and bottom (down), or null if blank. */
+  private inkOf(
+    font: LoadedFont,
+    glyph: number,
+    x: number,
+    y: number,
+  ): [number, number, number, number] | null {
+    const e = this.extentsOf(font, glyph);
+    if (!e) return null;
+    const s = 1 / font.upem;
+    return [
+      x + e.xBearing * s,
+      x + (e.xBearing + e.width) * s,
+      y + e.yBearing * s,
+      -(y + (e.yBearing + e.height) * s),
+    ];
+  }
+
   private extentsOf(font: LoadedFont, glyph: number): hb.GlyphExtents | null {
     let extents = font.extents.get(glyph);
     if (extents === undefined) {
@@ -159,6 +176,27 @@ export class Shaper {
       font.extents.set(glyph, extents);
     }
     return extents;
+  }
+
+  /** Each grapheme's ink box, in visual order: where a test looks for its ink. */
+  clusterBoxes(shaped: ShapedText): ClusterBox[] {
+    const boxes = new Map<number, ClusterBox>();
+    const grow = (cluster: number, left: number, right: number, top: number, bottom: number) => {
+      const box = boxes.get(cluster);
+      if (!box) boxes.set(cluster, { cluster, left, right, top, bottom });
+      else {
+        box.left = Math.min(box.left, left);
+        box.right = Math.max(box.right, right);
+        box.top = Math.max(box.top, top);
+        box.bottom = Math.max(box.bottom, bottom);
+      }
+    };
+    for (const g of shaped.glyphs) {
+      const ink = this.inkOf(this.load(g.font), g.glyph, g.x, g.y);
+      if (ink) grow(g.cluster, ...ink);
+    }
+    for (const e of shaped.emoji) grow(e.cluster, e.x, e.x + EMOJI_EM, EMOJI_EM - EMOJI_DROP, EMOJI_DROP);
+    return [...boxes.values()];
   }
 
   private covers(id: FontId, cluster: string): boolean {
@@ -170,87 +208,90 @@ export class Shaper {
     return true;
   }
 
-  private candidates(script: Script, primary: FontId, context: ScriptContext): FontId[] {
-    switch (script) {
-      case 'arabic':
-        return ['noto-kufi-arabic-black', 'rubik-black', 'noto-sans-black'];
-      case 'hebrew':
-        return ['rubik-black', 'noto-sans-black'];
-      case 'thai':
-        return ['kanit-extrabold'];
-      case 'devanagari':
-        return ['poppins-extrabold', 'noto-sans-black'];
-      case 'kana':
-        return ['dela-gothic-one'];
-      case 'hangul':
-        return ['black-han-sans'];
-      case 'han':
-        // Japanese kanji from the Japanese face, Chinese (and Korean hanja) from the Chinese one.
-        return context === 'japanese'
-          ? ['dela-gothic-one', 'zcool-qingke-huangyou']
-          : ['zcool-qingke-huangyou', 'dela-gothic-one'];
-      default:
-        return [primary, ...LATIN_FALLBACK];
-    }
+  private firstCovering(fonts: Iterable<FontId | undefined>, clusters: string[]): FontId | undefined {
+    for (const id of fonts) if (id && clusters.every((c) => this.covers(id, c))) return id;
+    return undefined;
   }
 
-  private fontFor(cluster: string, script: Script, primary: FontId, context: ScriptContext): FontId {
-    for (const id of this.candidates(script, primary, context)) if (this.covers(id, cluster)) return id;
-    for (const id of LAST_RESORT) if (this.covers(id, cluster)) return id;
-    return primary;
-  }
-
-  private shapeUncached(text: string, primary: FontId, skew: number, context: ScriptContext): ShapedText {
-    // 1. Each grapheme gets a script, then a font; common characters (digits, punctuation) join the
-    //    run next to them when its font has them, so "2024" inside Arabic stays in the Arabic face.
-    const clusters = Array.from(graphemes.segment(text), (s) => s.segment);
-    const scripts = clusters.map(scriptOf);
-    const assigned: Array<FontId | 'emoji'> = clusters.map((c, i) =>
-      scripts[i] === 'emoji'
-        ? emojiSvgFile(c)
-          ? 'emoji'
-          : this.fontFor(c.replace(/\ufe0f/gu, ''), 'other', primary, context)
-        : scripts[i] === 'common'
-          ? primary
-          : this.fontFor(c, scripts[i]!, primary, context),
-    );
-    const strongIndex = scripts.findIndex((s) => s !== 'common' && s !== 'emoji');
-    clusters.forEach((cluster, i) => {
-      if (scripts[i] !== 'common') return;
-      const before = [...assigned.slice(0, i)].reverse().find((f) => f !== 'emoji');
-      const after = assigned.slice(i + 1).find((_, j) => scripts[i + 1 + j] !== 'common');
-      const neighbour = before ?? (strongIndex > i ? after : undefined);
-      for (const id of [neighbour, primary, ...LATIN_FALLBACK, ...LAST_RESORT]) {
-        if (id && id !== 'emoji' && this.covers(id, cluster)) {
-          assigned[i] = id;
-          return;
+  /**
+   * The font of every grapheme: a run of one script takes the first of its fonts that covers the
+   * whole run (else each grapheme its own); characters common to all scripts (digits, punctuation)
+   * join the run next to them when its font has them, so "2024" inside Arabic stays in the Arabic face.
+   */
+  private assignFonts(
+    clusters: string[],
+    primary: FontId,
+    context: ScriptContext,
+  ): Array<FontId | 'emoji' | null> {
+    const kinds = clusters.map(kindOf);
+    const assigned: Array<FontId | 'emoji' | null> = clusters.map(() => null);
+    let i = 0;
+    while (i < clusters.length) {
+      const kind = kinds[i]!;
+      let end = i + 1;
+      while (end < clusters.length && kinds[end] === kind) end++;
+      if (kind === 'emoji') {
+        for (let j = i; j < end; j++) {
+          const c = clusters[j]!;
+          // An emoji sequence without a picture is drawn as text (a keycap digit, a symbol).
+          assigned[j] = emojiSvgFile(c)
+            ? 'emoji'
+            : (this.firstCovering(
+                [primary, ...LATIN_FALLBACK, ...LAST_RESORT],
+                [c.replace(/\ufe0f/gu, '')],
+              ) ?? null);
+        }
+      } else if (kind !== 'common') {
+        const candidates = fontsFor(kind, primary, context);
+        const run = clusters.slice(i, end);
+        const whole = this.firstCovering(candidates, run);
+        for (let j = i; j < end; j++) {
+          assigned[j] = whole ?? this.firstCovering([...candidates, ...LAST_RESORT], [clusters[j]!]) ?? null;
         }
       }
+      i = end;
+    }
+    const strong = (f: FontId | 'emoji' | null | undefined) => (f && f !== 'emoji' ? f : undefined);
+    clusters.forEach((cluster, i) => {
+      if (kinds[i] !== 'common') return;
+      const before = assigned.slice(0, i).reverse().map(strong).find(Boolean);
+      const after = assigned
+        .slice(i + 1)
+        .map(strong)
+        .find(Boolean);
+      assigned[i] =
+        this.firstCovering([before, after, primary, ...LATIN_FALLBACK, ...LAST_RESORT], [cluster]) ?? null;
     });
+    return assigned;
+  }
 
-    // 2. Runs of one font, in logical order; a right-to-left word shows its runs in reverse order.
+  private shapeUncached(
+    text: string,
+    primary: FontId,
+    skew: number,
+    context: ScriptContext,
+    rtl: boolean,
+  ): ShapedText {
+    const segments = Array.from(graphemes.segment(text));
+    const clusters = segments.map((s) => s.segment);
+    const assigned = this.assignFonts(clusters, primary, context);
+    const missing = clusters.filter((_, i) => assigned[i] === null);
+
+    // Runs of one font in logical order; the text has one direction, so right to left reverses them.
     interface Run {
-      font: FontId | 'emoji';
+      font: FontId | 'emoji' | null;
+      start: number;
       text: string;
-      rtl: boolean;
     }
     const runs: Run[] = [];
-    clusters.forEach((cluster, i) => {
+    segments.forEach(({ segment, index }, i) => {
       const font = assigned[i]!;
-      const rtl = RTL_SCRIPTS.has(scripts[i]!);
       const last = runs.at(-1);
-      if (last && last.font === font && font !== 'emoji' && (last.rtl === rtl || scripts[i] === 'common')) {
-        last.text += cluster;
-      } else if (font === 'emoji') {
-        runs.push({ font, text: cluster, rtl: false });
-      } else {
-        runs.push({ font, text: cluster, rtl });
-      }
+      if (last && last.font === font && font !== 'emoji') last.text += segment;
+      else runs.push({ font, start: index, text: segment });
     });
-    const pieceRtl = runs.find((r) => r.font !== 'emoji')?.rtl ?? false;
-    const visual = pieceRtl ? reverseRtlOrder(runs) : runs;
+    if (rtl) runs.reverse();
 
-    // 3. Shape each run and lay the runs out left to right.
     const glyphs: ShapedGlyph[] = [];
     const emoji: ShapedEmoji[] = [];
     let pen = 0;
@@ -267,69 +308,72 @@ export class Shaper {
       inkTop = Math.max(inkTop, top);
       inkBottom = Math.max(inkBottom, bottom);
     };
-    for (const run of visual) {
+    for (const run of runs) {
       if (run.font === 'emoji') {
         const file = emojiSvgFile(run.text)!;
         const x = pen + (EMOJI_ADVANCE - EMOJI_EM) / 2;
-        emoji.push({ file, x });
+        emoji.push({ file, x, cluster: run.start });
         includeBox(x, x + EMOJI_EM, EMOJI_EM - EMOJI_DROP, EMOJI_DROP);
         pen += EMOJI_ADVANCE;
         continue;
       }
-      const font = this.load(run.font);
-      const buffer = new hb.Buffer();
-      buffer.addText(run.text);
-      buffer.guessSegmentProperties();
-      hb.shape(font.font, buffer);
+      const fontId = run.font ?? MISSING_FONT;
+      const font = this.load(fontId);
       const s = 1 / font.upem;
-      for (const g of buffer.getGlyphInfosAndPositions()) {
-        const x = pen + (g.xOffset ?? 0) * s;
-        const y = (g.yOffset ?? 0) * s;
-        glyphs.push({ font: run.font, glyph: g.codepoint, x, y });
-        const e = this.extentsOf(font, g.codepoint);
-        if (e) {
-          includeBox(
-            x + e.xBearing * s,
-            x + (e.xBearing + e.width) * s,
-            y + e.yBearing * s,
-            -(y + (e.yBearing + e.height) * s),
-          );
-        }
-        pen += (g.xAdvance ?? 0) * s;
+      const placed = run.font
+        ? this.shapeRun(font, run.text, rtl)
+        : // One missing-glyph box per grapheme.
+          Array.from(graphemes.segment(run.text), (g) => ({
+            codepoint: 0,
+            cluster: g.index,
+            xAdvance: font.font.glyphHAdvance(0),
+            xOffset: 0,
+            yOffset: 0,
+          }));
+      for (const g of placed) {
+        const x = pen + g.xOffset * s;
+        const y = g.yOffset * s;
+        glyphs.push({ font: fontId, glyph: g.codepoint, x, y, cluster: run.start + g.cluster });
+        const ink = this.inkOf(font, g.codepoint, x, y);
+        if (ink) includeBox(...ink);
+        pen += g.xAdvance * s;
       }
     }
     if (inkLeft === Infinity) {
       inkLeft = 0;
       inkRight = 0;
     }
-    return { advance: pen, inkLeft, inkRight, inkTop, inkBottom, glyphs, emoji, skew };
+    return { advance: pen, inkLeft, inkRight, inkTop, inkBottom, glyphs, emoji, skew, missing };
+  }
+
+  private shapeRun(
+    font: LoadedFont,
+    text: string,
+    rtl: boolean,
+  ): Array<{ codepoint: number; cluster: number; xAdvance: number; xOffset: number; yOffset: number }> {
+    const buffer = new hb.Buffer();
+    buffer.addText(text);
+    buffer.guessSegmentProperties();
+    // The direction is the bidi algorithm's, not the script's: digits inside Arabic run left to right.
+    buffer.setDirection(rtl ? hb.Direction.RTL : hb.Direction.LTR);
+    hb.shape(font.font, buffer);
+    return buffer.getGlyphInfosAndPositions().map((g) => ({
+      codepoint: g.codepoint,
+      cluster: g.cluster,
+      xAdvance: g.xAdvance ?? 0,
+      xOffset: g.xOffset ?? 0,
+      yOffset: g.yOffset ?? 0,
+    }));
   }
 }
 
-function scriptOf(cluster: string): Script {
+function kindOf(cluster: string): Kind {
   if (EMOJI.test(cluster) && !/^[\p{L}\p{N}]$/u.test(cluster)) {
     // A digit or # is an emoji only as a keycap sequence.
     if (/^[0-9#*]/u.test(cluster) && !cluster.includes('\u20e3')) return 'common';
     return 'emoji';
   }
-  for (const [script, test] of SCRIPT_TESTS) if (test.test(cluster)) return script;
-  return LETTER_OR_NUMBER.test(cluster) && /\p{L}/u.test(cluster) ? 'other' : 'common';
-}
-
-/** Inside a right-to-left word, runs show right to left, except that left-to-right runs keep their order. */
-function reverseRtlOrder<T extends { rtl: boolean }>(runs: T[]): T[] {
-  const out: T[] = [];
-  let i = runs.length - 1;
-  while (i >= 0) {
-    if (runs[i]!.rtl) {
-      out.push(runs[i]!);
-      i--;
-      continue;
-    }
-    let start = i;
-    while (start - 1 >= 0 && !runs[start - 1]!.rtl) start--;
-    out.push(...runs.slice(start, i + 1));
-    i = start - 1;
-  }
-  return out;
+  const script = scriptClassOf(cluster);
+  if (script !== 'latin') return script;
+  return LETTER.test(cluster) ? 'latin' : 'common';
 }

@@ -32,7 +32,7 @@ function placeTitle(design: Design, shaper: Shaper): Placed[] {
   const { treatment } = design.style;
   return layout.pieces.map((piece) => {
     const font = piece.emphasis ? design.emphasisFont : design.font;
-    const shaped = shaper.shape(piece.text, font, design.skew, design.context);
+    const shaped = shaper.shape(piece.text, font, design.skew, design.context, piece.rtl);
     const ink =
       treatment.emphasis === 'plate' && piece.emphasis
         ? 'plate'
