@@ -12,4 +12,5 @@ export {
 } from './engine.js';
 export { FONT_IDS, FONTS, type BundledFont, type FontId } from './fonts/catalogue.js';
 export { paintLogo } from './logo-overlay.js';
+export { SCRIPT_SAMPLES, type ScriptSample } from './script-samples.js';
 export type { Canvas } from './paint/canvas.js';

@@ -6,8 +6,8 @@ import { titleBidi } from '../src/layout/bidi.js';
 import type { Design, PlacedPiece, Rect } from '../src/layout/index.js';
 import { contains } from '../src/layout/title-layout.js';
 import { Shaper } from '../src/paint/shaper.js';
+import { SCRIPT_SAMPLES as CORPUS } from '../src/script-samples.js';
 import { jobSpec } from '../testing/index.js';
-import { CORPUS } from './corpus.js';
 import { changedBounds, renderedContrast } from './pixels.js';
 
 const bidi = (bidiModule as unknown as typeof bidiModule.default)();

@@ -1,16 +1,16 @@
 import 'reflect-metadata';
-import { writeFile } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { CATEGORIES, FORMATS, MODELS, type Category, type Format, type Model } from '@thumbforge/contracts';
 import { Renderer } from '@thumbforge/design-engine';
 import { SingleBar, Presets } from 'cli-progress';
 import { sampleLogo, samplePhoto, sampleReferences } from './fixtures.js';
 import { GALLERY_OPTIONS, renderContactSheet, type GalleryOption } from './sheet.js';
-import { renderShowcase, SHOWCASES } from './showcase.js';
+import { renderShowcase, SCRIPT_SHOWCASES, SHOWCASES } from './showcase.js';
 
 const USAGE = `usage: npm run render -- [--out FILE] [--formats a,b] [--categories a,b] [--options a,b] [--model sd|hd] [--tile-height PX]
-       npm run render -- --showcase DIR   (writes the docs/gallery thumbnails into DIR)
+       npm run render -- --showcase DIR   (writes the docs/gallery thumbnails, one per script too, into DIR)
   formats:    ${FORMATS.join(', ')} (default: all)
   categories: ${CATEGORIES.join(', ')} (default: all)
   options:    ${GALLERY_OPTIONS.join(', ')} (default: plain, photo+logo, references)`;
@@ -56,7 +56,8 @@ const cwd = process.env.INIT_CWD ?? process.cwd();
 if (values.showcase) {
   const dir = resolve(cwd, values.showcase);
   const renderer = new Renderer();
-  for (const showcase of SHOWCASES) {
+  for (const showcase of [...SHOWCASES, ...SCRIPT_SHOWCASES]) {
+    await mkdir(dirname(join(dir, showcase.file)), { recursive: true });
     await writeFile(
       join(dir, showcase.file),
       await renderShowcase(renderer, showcase, { photo, logo, references }),

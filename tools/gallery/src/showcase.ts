@@ -1,5 +1,5 @@
 import type { Category, Format, JobSpec } from '@thumbforge/contracts';
-import type { Renderer, RenderInputs } from '@thumbforge/design-engine';
+import { SCRIPT_SAMPLES, type Renderer, type RenderInputs } from '@thumbforge/design-engine';
 import type { SampleInputs } from './sheet.js';
 
 /** The thumbnails shown in docs/gallery: one per line of the README, each a real engine output. */
@@ -56,6 +56,20 @@ export const SHOWCASES: readonly Showcase[] = [
   },
 ];
 
+/** One thumbnail per script, from the engine's sample titles: the first in each script, as WebP. */
+export const SCRIPT_SHOWCASES: readonly Showcase[] = [...new Set(SCRIPT_SAMPLES.map((c) => c.script))].map(
+  (script) => {
+    const { title, category } = SCRIPT_SAMPLES.find((c) => c.script === script)!;
+    return {
+      file: `scripts/${script.toLowerCase().replace(/[^a-z]+/gu, '-')}.webp`,
+      format: 'youtube',
+      category,
+      title,
+      with: [],
+    };
+  },
+);
+
 export function showcaseJob(showcase: Showcase): JobSpec {
   const id = showcase.file.replace(/[^a-z0-9]/gi, '');
   return {
@@ -65,7 +79,7 @@ export function showcaseJob(showcase: Showcase): JobSpec {
     title: showcase.title,
     category: showcase.category,
     model: 'sd',
-    outputFormat: 'png',
+    outputFormat: showcase.file.endsWith('.webp') ? 'webp' : 'png',
     usePhoto: showcase.with.includes('photo'),
     useLogo: showcase.with.includes('logo'),
     customAssetsId: showcase.with.includes('references') ? 'ref_gallery' : null,

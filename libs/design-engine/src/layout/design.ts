@@ -1,9 +1,8 @@
 import type { Category, Dimensions, Format } from '@thumbforge/contracts';
 import type { FontId } from '../fonts/catalogue.js';
 import { paletteFromProfile, type ReferenceProfile } from './references.js';
+import { hashTitle, resolveCategory } from './categories.js';
 import {
-  hashTitle,
-  resolveCategory,
   STYLES,
   type BackgroundKind,
   type ConcreteCategory,

@@ -1,5 +1,6 @@
 export * from './bidi.js';
 export * from './case.js';
+export * from './categories.js';
 export * from './colour.js';
 export * from './design.js';
 export * from './line-breaks.js';

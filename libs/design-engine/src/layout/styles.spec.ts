@@ -2,7 +2,8 @@ import { CATEGORIES } from '@thumbforge/contracts';
 import { FONT_IDS } from '../fonts/catalogue.js';
 import { describe, expect, it } from 'vitest';
 import { contrastRatio, parseHex } from './colour.js';
-import { CONCRETE_CATEGORIES, hashTitle, resolveCategory, STYLES } from './styles.js';
+import { hashTitle, resolveCategory } from './categories.js';
+import { CONCRETE_CATEGORIES, STYLES } from './styles.js';
 
 const ratio = (a: string, b: string) => contrastRatio(parseHex(a), parseHex(b));
 

@@ -12,7 +12,10 @@ import {
   satoriRenderer,
   type ChromiumRenderers,
 } from './contenders.js';
-import { benchJob, benchLogo, benchPhoto } from './fixtures.js';
+import { benchJob, benchLogo, benchPhoto, TITLES } from './fixtures.js';
+import { runScriptRows, type ScriptRow } from './scripts.js';
+
+export { TITLES };
 
 export type ContenderId =
   'floor' | 'engine' | 'satori' | 'chromium-warm' | 'chromium-launch' | 'default-webp';
@@ -72,6 +75,8 @@ export interface BenchReport {
   launchIterations: number;
   encoder: string;
   cases: CaseReport[];
+  /** The engine on titles in other scripts against Latin ones. */
+  scripts: ScriptRow[];
 }
 
 interface BenchCase {
@@ -118,27 +123,12 @@ export const CASES: readonly BenchCase[] = [
   },
 ];
 
-/**
- * Titles of similar length, one per round: the engine is measured on a title it has not just drawn
- * (only the account's photo and logo repeat, as they do in service), and every contender draws the same.
- */
-export const TITLES = [
-  'I Tried Every AI Coding Tool So You Do Not Have To',
-  'The 10 Minute Morning Routine That Changed My Life',
-  'Why Nobody Talks About This Simple Budget Trick',
-  'We Built a Tiny House in 30 Days From Scratch',
-  'Testing Viral Kitchen Gadgets So You Can Skip Them',
-  'How I Learned Japanese in One Year Without Classes',
-  'The Hardest Boss Fight I Have Ever Played, Explained',
-  'Five Design Mistakes Everyone Makes on Day One',
-] as const;
-
 /** Targets from the issue, beside what was measured. */
 const FASTER_THAN_SATORI = 1.5;
 const FASTER_THAN_WARM_CHROMIUM = 2;
 const MAX_BYTES_OVER_DEFAULT = 1.1;
 
-function median(values: number[]): number {
+export function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   const mid = sorted.length >> 1;
   return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
@@ -198,12 +188,15 @@ export async function runRenderBench(options: BenchOptions): Promise<BenchReport
         await runCase(benchCase, { renderer, photo, logo, drawSatori, browser, chromiumSkipReason, options }),
       );
     }
+    options.progress?.('titles by script ...');
+    const scripts = await runScriptRows(renderer, options);
     return {
       iterations: options.iterations,
       warmup: options.warmup,
       launchIterations: options.launchIterations,
       encoder: `webp quality ${ENCODER_SETTINGS.webp.quality} effort ${ENCODER_SETTINGS.webp.effort}; png level ${ENCODER_SETTINGS.png.compressionLevel}, adaptive filtering`,
       cases,
+      scripts,
     };
   } finally {
     await browser?.close();

@@ -64,3 +64,18 @@ export function benchLogo(): Promise<Buffer> {
   </svg>`;
   return sharp(Buffer.from(svg)).png().toBuffer();
 }
+
+/**
+ * Titles of similar length, one per round: the engine is measured on a title it has not just drawn
+ * (only the account's photo and logo repeat, as they do in service), and every contender draws the same.
+ */
+export const TITLES = [
+  'I Tried Every AI Coding Tool So You Do Not Have To',
+  'The 10 Minute Morning Routine That Changed My Life',
+  'Why Nobody Talks About This Simple Budget Trick',
+  'We Built a Tiny House in 30 Days From Scratch',
+  'Testing Viral Kitchen Gadgets So You Can Skip Them',
+  'How I Learned Japanese in One Year Without Classes',
+  'The Hardest Boss Fight I Have Ever Played, Explained',
+  'Five Design Mistakes Everyone Makes on Day One',
+] as const;

@@ -1,4 +1,5 @@
 import type { BenchReport, CaseReport } from './bench.js';
+import { MAX_OVER_LATIN } from './scripts.js';
 
 const COLUMNS = ['contender', 'median ms', 'bytes', 'x floor', 'engine faster by'] as const;
 const WIDTHS = [48, 10, 11, 8, 17];
@@ -29,7 +30,19 @@ function caseTable(report: CaseReport): string[] {
   return lines;
 }
 
-/** The report as a plain-text table, one block per case. */
+function scriptTable(report: BenchReport): string[] {
+  return [
+    `engine by script (youtube sd webp, title only; target: each at most ${MAX_OVER_LATIN}x the Latin row)`,
+    "x Latin: the median over rounds of the row's render time over the Latin render of the same round",
+    `${'script'.padEnd(14)} ${'median ms'.padStart(10)} ${'x Latin'.padStart(8)}`,
+    ...report.scripts.map(
+      (r) =>
+        `${r.script.padEnd(14)} ${r.medianMs.toFixed(1).padStart(10)} ${r.overLatin.toFixed(2).padStart(8)}  ${r.pass ? 'PASS' : 'FAIL'}`,
+    ),
+  ];
+}
+
+/** The report as a plain-text table, one block per case, then the engine's rows by script. */
 export function formatReport(report: BenchReport): string {
   const header = [
     `render benchmark: median of ${report.iterations} renders after ${report.warmup} warm-up rounds` +
@@ -38,5 +51,7 @@ export function formatReport(report: BenchReport): string {
     'x floor: median time over the floor; engine faster by: the contender median over the engine median',
     '',
   ];
-  return [...header, ...report.cases.flatMap((c) => [...caseTable(c), ''])].join('\n');
+  return [...header, ...report.cases.flatMap((c) => [...caseTable(c), '']), ...scriptTable(report), ''].join(
+    '\n',
+  );
 }

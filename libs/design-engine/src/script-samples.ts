@@ -2,16 +2,16 @@ import type { Category } from '@thumbforge/contracts';
 
 /**
  * Titles in every script the engine covers, as creators write them: mixed directions, numbers,
- * brackets, emoji sequences and long words. Each names the script it is there for; the gallery draws
- * one per script from the same list.
+ * brackets, emoji sequences and long words. Each names the script it is there for. The engine's
+ * tests render all of them, the gallery draws one per script.
  */
-export interface CorpusTitle {
+export interface ScriptSample {
   script: string;
   title: string;
   category: Category;
 }
 
-export const CORPUS: CorpusTitle[] = [
+export const SCRIPT_SAMPLES: readonly ScriptSample[] = [
   { script: 'Latin', title: 'I Tried Every AI Thumbnail Tool (2026 Edition)', category: 'tech-saas' },
   { script: 'Latin', title: 'Read https://example.com/r before you buy', category: 'tech-saas' },
   {
