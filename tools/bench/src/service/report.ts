@@ -84,8 +84,8 @@ export function targetChecks(report: ServiceBenchReport): TargetCheck[] {
   return checks;
 }
 
-const WIDTHS = [48, 6, 9, 9, 9, 14, 14];
-const COLUMNS = ['server', 'conns', 'p50 ms', 'p99 ms', 'req/s', 'p50 vs bare', 'req/s vs best'];
+const WIDTHS = [48, 6, 9, 9, 9, 9, 14, 14];
+const COLUMNS = ['server', 'conns', 'p50 ms', 'p99 ms', 'req/s', 'failed', 'p50 vs bare', 'req/s vs best'];
 
 function row(cells: string[]): string {
   return cells.map((cell, i) => (i === 0 ? cell.padEnd(WIDTHS[i]!) : cell.padStart(WIDTHS[i]!))).join(' ');
@@ -115,6 +115,7 @@ export function formatServiceReport(report: ServiceBenchReport): string {
           ms(l.p50),
           ms(l.p99),
           l.requestsPerSecond.toFixed(1),
+          String(l.failures),
           `${(l.p50 / report.bare.engine.p50).toFixed(2)}x`,
           best ? `${(l.requestsPerSecond / best.requestsPerSecond).toFixed(2)}x` : '-',
         ]),
@@ -127,6 +128,7 @@ export function formatServiceReport(report: ServiceBenchReport): string {
       `embedded RSS after ${sample.requests.toLocaleString('en-US')} requests: ${sample.rssMb.toFixed(0)} MB`,
     );
   }
+  if (report.rss.length > 0) lines.push(`requests of the RSS run not answered 2xx: ${report.rssFailures}`);
   for (const startup of report.startup) {
     lines.push(`${startup.label}: ${startup.ms === null ? '- (not measured by this run)' : ms(startup.ms)}`);
   }
