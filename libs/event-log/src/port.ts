@@ -43,6 +43,14 @@ export interface SubscriptionOptions {
    * `log.dead-lettered` event (`deadLetterEvent`) and the subscription moves on.
    */
   maxAttempts?: number;
+  /**
+   * Events handled at once (default 1: one after another). Above 1, later events of a partition start
+   * before earlier ones finish, so only handlers that need no order among themselves may ask for it;
+   * a position is still committed only once every event before it was handled. The embedded file log
+   * honours it; the Kafka log handles a partition's events one at a time, spreading partitions over
+   * a group's members instead.
+   */
+  concurrency?: number;
 }
 
 export interface Subscription {

@@ -230,6 +230,89 @@ describe('FileEventLog', () => {
     });
   });
 
+  describe('concurrent handling', () => {
+    it('hands out up to `concurrency` events at once and handles every one', async () => {
+      const log = await open(await newDir());
+      await log.append(
+        't',
+        range(0, 12).map((n) => testEvent(n)),
+      );
+      let inFlight = 0;
+      let most = 0;
+      const handled: number[] = [];
+      const sub = await log.subscribe({
+        group: 'g',
+        topics: ['t'],
+        from: 'committed',
+        concurrency: 3,
+        handle: async (event) => {
+          most = Math.max(most, ++inFlight);
+          await tick(2);
+          inFlight--;
+          handled.push(event.offset);
+        },
+      });
+      await sub.caughtUp;
+      expect(most).toBe(3);
+      expect(handled.sort((a, b) => a - b)).toEqual(range(0, 12));
+      await sub.close();
+    });
+
+    it('commits no position past an event still being handled, so a restart hands it out again', async () => {
+      const dir = await newDir();
+      const log = await open(dir, { retryDelayMs: () => 60_000 });
+      await log.append(
+        't',
+        range(0, 3).map((n) => testEvent(n)),
+      );
+      const later = deferred();
+      let laterHandled = 0;
+      const sub = await log.subscribe({
+        group: 'g',
+        topics: ['t'],
+        from: 'committed',
+        concurrency: 2,
+        handle: async (event) => {
+          // The first event fails and waits for its retry; the later ones finish meanwhile.
+          if (event.offset === 0) throw new Error('not yet');
+          if (++laterHandled === 2) later.resolve();
+        },
+      });
+      await later.promise;
+      let reached = false;
+      const waiting = sub.waitFor('t', 1).then(() => (reached = true));
+      await tick(10);
+      expect(reached).toBe(false);
+      await sub.close();
+      await expect(waiting).rejects.toThrow(/closed/);
+      await log.close();
+
+      const again = await open(dir);
+      const seen: number[] = [];
+      const resumed = await again.subscribe({
+        group: 'g',
+        topics: ['t'],
+        from: 'committed',
+        concurrency: 2,
+        handle: async (event) => {
+          seen.push(event.offset);
+        },
+      });
+      await resumed.caughtUp;
+      expect(seen.sort((a, b) => a - b)).toEqual([0, 1, 2]);
+      await resumed.close();
+    });
+
+    it('refuses a concurrency that is not a positive integer', async () => {
+      const log = await open(await newDir());
+      for (const concurrency of [0, 1.5, -1]) {
+        await expect(
+          log.subscribe({ group: 'g', topics: ['t'], from: 'end', concurrency, handle: async () => {} }),
+        ).rejects.toThrow(/concurrency/);
+      }
+    });
+  });
+
   describe('one owner per directory', () => {
     it('refuses to open a directory that is already open', async () => {
       const dir = await newDir();

@@ -3,3 +3,4 @@ export * from './encode.js';
 export * from './fonts.js';
 export * from './markup.js';
 export * from './placeholder.js';
+export * from './limits.js';

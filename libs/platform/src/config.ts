@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
 import { DEFAULT_WEBHOOK_PLANS, PLAN_TERMS, PLANS, type Plan } from '@thumbforge/contracts';
 
@@ -20,6 +21,8 @@ export interface Config {
   webhookRetryDelaysMs: number[];
   webhookAllowPrivate: boolean;
   renderTimeoutMs: number;
+  /** Renders a rendering process runs at once; each one's encode takes a libvips thread. */
+  renderConcurrency: number;
   /** Wait for a sync generation before answering 500. */
   syncTimeoutMs: number;
   publicTestKeyEnabled: boolean;
@@ -226,6 +229,7 @@ export function loadConfig(env: Env = process.env): Config {
     webhookRetryDelaysMs: webhookRetryDelaysMs.map(Number),
     webhookAllowPrivate: flag(env, 'WEBHOOK_ALLOW_PRIVATE', false),
     renderTimeoutMs,
+    renderConcurrency: integer(env, 'RENDER_CONCURRENCY', availableParallelism(), 1, 64),
     syncTimeoutMs: integer(env, 'SYNC_TIMEOUT_MS', 120_000, 1, 600_000),
     publicTestKeyEnabled: flag(env, 'PUBLIC_TEST_KEY_ENABLED', true),
     logLevel: oneOf(

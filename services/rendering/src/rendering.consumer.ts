@@ -6,7 +6,7 @@ import {
 } from '@nestjs/common';
 import { isEvent, TOPICS, type StoredEvent } from '@thumbforge/contracts';
 import { EVENT_LOG, keepProjection, type EventLog, type Subscription } from '@thumbforge/event-log';
-import { LOGGER, ReadinessRegistry, type Logger } from '@thumbforge/platform';
+import { CONFIG, LOGGER, ReadinessRegistry, type Config, type Logger } from '@thumbforge/platform';
 import { PROJECTION_STORE, type ProjectionStore } from '@thumbforge/projection-store';
 import { RenderJobUseCase } from './render-job/render-job.usecase.js';
 import { RENDER_OUTCOMES_PROJECTION, RenderOutcomes } from './render-outcomes/render-outcomes.projection.js';
@@ -14,7 +14,7 @@ import { RENDER_OUTCOMES_PROJECTION, RenderOutcomes } from './render-outcomes/re
 export const RENDERING_GROUP = 'rendering';
 
 /**
- * Feeds reserved jobs to the renderer. The outcome projection catches up first: only then does a
+ * Feeds reserved jobs to the renderer, `renderConcurrency` at a time. The outcome projection catches up first: only then does a
  * re-delivered reservation (after a crash or a rebalance) find the outcome it already produced.
  */
 @Injectable()
@@ -27,6 +27,7 @@ export class RenderingConsumer implements OnApplicationBootstrap, BeforeApplicat
     @Inject(EVENT_LOG) private readonly log: EventLog,
     @Inject(PROJECTION_STORE) private readonly store: ProjectionStore,
     @Inject(LOGGER) private readonly logger: Logger,
+    @Inject(CONFIG) private readonly config: Pick<Config, 'renderConcurrency'>,
     private readonly readiness: ReadinessRegistry,
     private readonly outcomes: RenderOutcomes,
     private readonly renderJob: RenderJobUseCase,
@@ -50,6 +51,8 @@ export class RenderingConsumer implements OnApplicationBootstrap, BeforeApplicat
         group: RENDERING_GROUP,
         topics: [TOPICS.billing],
         from: 'committed',
+        // Jobs are independent: several render at once, each encode on its own libvips thread.
+        concurrency: this.config.renderConcurrency,
         handle: (event) => this.handle(event),
       });
       this.subscriptions.push(jobs);

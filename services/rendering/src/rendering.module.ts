@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { Renderer } from '@thumbforge/design-engine';
+import { boundImageMemory } from '@thumbforge/imaging';
 import { generationModelProvider, LocalGenerationModel } from './model/index.js';
 import { RenderJobUseCase } from './render-job/render-job.usecase.js';
 import { RenderOutcomes } from './render-outcomes/render-outcomes.projection.js';
@@ -19,4 +20,8 @@ import { RenderingConsumer } from './rendering.consumer.js';
     RenderingConsumer,
   ],
 })
-export class RenderingModule {}
+export class RenderingModule {
+  constructor() {
+    boundImageMemory();
+  }
+}

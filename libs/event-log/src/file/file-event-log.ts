@@ -502,6 +502,10 @@ export class FileEventLog implements EventLog {
     if (maxAttempts !== undefined && (!Number.isSafeInteger(maxAttempts) || maxAttempts < 1)) {
       throw new RangeError('maxAttempts must be a positive integer');
     }
+    const concurrency = options.concurrency;
+    if (concurrency !== undefined && (!Number.isSafeInteger(concurrency) || concurrency < 1)) {
+      throw new RangeError('concurrency must be a positive integer');
+    }
     const topics = [...new Set(options.topics)];
     let committer: GroupCommitter | undefined;
     let startAt: (topic: string) => number;

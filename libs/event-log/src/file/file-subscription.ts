@@ -32,7 +32,8 @@ type Delivery = 'done' | 'stopped';
 
 /**
  * One consumer: a single loop that reads batches from disk and hands events to the handler one at a
- * time, topic by topic, sleeping until the log notifies it of new events.
+ * time (or up to `concurrency` at once), topic by topic, sleeping until the log notifies it of new
+ * events.
  */
 export class FileSubscription implements Subscription {
   readonly caughtUp: Promise<void>;
@@ -40,6 +41,13 @@ export class FileSubscription implements Subscription {
   private readonly cursors = new Map<string, number>();
   private readonly targets: Map<string, number>;
   private readonly maxAttempts: number;
+  private readonly concurrency: number;
+  /** With concurrency: where reading resumes (ahead of `cursors` while events are in flight). */
+  private readonly reads = new Map<string, number>();
+  /** With concurrency: dispatched events per topic, oldest first, until they and all before are done. */
+  private readonly pending = new Map<string, Array<{ offset: number; done: boolean }>>();
+  private readonly inFlight = new Set<Promise<void>>();
+  private dispatchFailure: unknown;
   private waiters: Waiter[] = [];
   private caughtUpSettled = false;
   private resolveCaughtUp!: () => void;
@@ -59,6 +67,7 @@ export class FileSubscription implements Subscription {
   ) {
     this.topics = new Set(start.keys());
     this.maxAttempts = options.maxAttempts ?? 5;
+    this.concurrency = options.concurrency ?? 1;
     for (const [topic, offset] of start) this.cursors.set(topic, offset);
     this.targets = new Map([...this.topics].map((topic) => [topic, host.end(topic)]));
     this.caughtUp = new Promise<void>((resolve, reject) => {
@@ -129,15 +138,19 @@ export class FileSubscription implements Subscription {
       try {
         for (const topic of this.topics) {
           if (this.closing) break;
-          const cursor = this.cursors.get(topic)!;
+          const cursor = this.reads.get(topic) ?? this.cursors.get(topic)!;
           const end = this.host.end(topic);
           if (cursor >= end) continue;
           progressed = true;
           for (const event of await this.host.readBatch(topic, cursor, end)) {
-            if (this.closing || (await this.deliver(event)) === 'stopped') break;
-            this.advance(topic, event.offset + 1);
+            if (this.closing) break;
+            if (this.concurrency === 1) {
+              if ((await this.deliver(event)) === 'stopped') break;
+              this.advance(topic, event.offset + 1);
+            } else if (!(await this.dispatch(event))) break;
           }
         }
+        await this.failedDispatch();
         failures = 0;
       } catch (error) {
         // Reading or dead-lettering failed: retry from the same position rather than skip anything.
@@ -150,6 +163,47 @@ export class FileSubscription implements Subscription {
         await new Promise<void>((resolve) => (this.wake = resolve));
       }
     }
+    await Promise.allSettled(this.inFlight);
+  }
+
+  /**
+   * Starts handling `event` once fewer than `concurrency` are in flight; false when closing. Its topic
+   * advances past it only when every event before it has been handled too.
+   */
+  private async dispatch(event: StoredEvent): Promise<boolean> {
+    while (this.inFlight.size >= this.concurrency) await Promise.race(this.inFlight);
+    if (this.closing || this.dispatchFailure !== undefined) return false;
+    const { topic, offset } = event;
+    this.reads.set(topic, offset + 1);
+    const pending = this.pending.get(topic) ?? [];
+    this.pending.set(topic, pending);
+    const entry = { offset, done: false };
+    pending.push(entry);
+    const work: Promise<void> = this.deliver(event)
+      .then((delivery) => {
+        if (delivery === 'stopped') return;
+        entry.done = true;
+        let handled: number | undefined;
+        while (pending[0]?.done) handled = pending.shift()!.offset;
+        if (handled !== undefined) this.advance(topic, handled + 1);
+      })
+      .catch((error: unknown) => {
+        this.dispatchFailure ??= error;
+      })
+      .finally(() => this.inFlight.delete(work));
+    this.inFlight.add(work);
+    return true;
+  }
+
+  /** A dispatched event failed past dead-lettering: read again from the first unhandled event. */
+  private async failedDispatch(): Promise<void> {
+    if (this.dispatchFailure === undefined) return;
+    await Promise.allSettled(this.inFlight);
+    const error = this.dispatchFailure;
+    this.dispatchFailure = undefined;
+    this.reads.clear();
+    this.pending.clear();
+    throw error;
   }
 
   private async deliver(event: StoredEvent): Promise<Delivery> {

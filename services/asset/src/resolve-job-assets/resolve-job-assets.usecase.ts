@@ -1,9 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { makeEvent, type JobAssetsRequestedV1, type StoredEvent } from '@thumbforge/contracts';
+import { resolveJobAssets } from '@thumbforge/domain';
 import { CLOCK, type Clock } from '@thumbforge/platform';
 import { factOf } from '../facts.js';
 import { AssetProjection } from '../projection/asset-projection.js';
-import { resolveJobAssets } from './resolve-job-assets.js';
 
 export interface ResolveJobAssetsCommand extends JobAssetsRequestedV1 {
   /** Id of the `asset.job-assets-requested` event. */

@@ -1,7 +1,13 @@
-import type { EventEnvelope } from '@thumbforge/contracts';
+import {
+  TOPICS,
+  type EventEnvelope,
+  type JobSpec,
+  type NormalizedGenerateRequest,
+} from '@thumbforge/contracts';
 import type { EventLog } from '@thumbforge/event-log';
 import type { ObjectStore } from '@thumbforge/object-store';
 import { loadConfig, systemClock } from '@thumbforge/platform';
+import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
 import type { Principal } from '../auth/principal.js';
 import type { Replies } from '../messaging/replies.js';
@@ -30,17 +36,17 @@ const principal = (plan: 'free' | 'creator' | 'pro' | 'business'): Principal => 
   plan,
   account: { id: 'acc_1', currentKeyHash: null, ledger: null },
 });
-const request = {
+const request: NormalizedGenerateRequest = {
   title: 't',
-  format: 'youtube' as const,
-  category: 'auto' as const,
+  format: 'youtube',
+  category: 'auto',
   usePhoto: false,
   useLogo: false,
   photoImage: null,
   logoImage: null,
   customAssetsId: null,
-  model: 'sd' as const,
-  outputFormat: 'webp' as const,
+  model: 'sd',
+  outputFormat: 'webp',
   webhookUrl: null,
 };
 
@@ -77,5 +83,81 @@ describe('GenerateUseCase: plan features are refused before anything reaches the
         request: { ...request, webhookUrl: 'http://169.254.169.254/latest' },
       }),
     ).rejects.toMatchObject({ status: 400, code: 'UNSAFE_WEBHOOK_URL' });
+  });
+});
+
+describe('GenerateUseCase: the asset service is asked only about saved assets', () => {
+  const rejection = (status: number, code: string, error: string) => ({ reason: { status, code, error } });
+  // Billing turns every job down, so a run ends at the reservation with the job as billing got it.
+  const replies = {
+    expect: (_jobId: string, types: readonly string[]) => {
+      if (types.includes('billing.credits-rejected')) {
+        return Promise.resolve({
+          type: 'billing.credits-rejected',
+          payload: rejection(429, 'GENERATION_LIMIT_EXCEEDED', 'Generation limit exceeded'),
+        });
+      }
+      if (types.includes('asset.job-assets-rejected')) {
+        return Promise.resolve({
+          type: 'asset.job-assets-rejected',
+          payload: rejection(
+            400,
+            'PHOTO_REQUIRED',
+            'usePhoto is true but no saved photo or photoImage was provided',
+          ),
+        });
+      }
+      return new Promise(() => undefined);
+    },
+  } as unknown as Replies;
+  const readModel = {
+    settle: async () => undefined,
+    account: async () => undefined,
+  } as unknown as GatewayReadModel;
+  const asking = new GenerateUseCase(log, objects, config, systemClock, replies, readModel);
+
+  async function run(change: Partial<typeof request>, status: number) {
+    appended.length = 0;
+    await expect(
+      asking.execute({ principal: principal('pro'), request: { ...request, ...change } }),
+    ).rejects.toMatchObject({ status });
+    return appended;
+  }
+
+  it('goes straight to billing with nothing saved involved, resolved as the asset service would', async () => {
+    const [only, ...rest] = await run({}, 429);
+    expect(rest).toEqual([]);
+    expect(only!.topic).toBe(TOPICS.billing);
+    const { job } = only!.events[0]!.payload as { job: JobSpec };
+    expect(job).toMatchObject({ format: 'youtube', photoKey: null, logo: null, references: null });
+  });
+
+  it('places an inline photo and logo itself', async () => {
+    const png = await sharp({
+      create: { width: 4, height: 4, channels: 3, background: '#336699' },
+    })
+      .png()
+      .toBuffer();
+    const dataUrl = `data:image/png;base64,${png.toString('base64')}`;
+    const [only, ...rest] = await run(
+      { usePhoto: true, useLogo: true, photoImage: dataUrl, logoImage: dataUrl },
+      429,
+    );
+    expect(rest).toEqual([]);
+    const { job } = only!.events[0]!.payload as { job: JobSpec };
+    expect(job.photoKey).toBe(`uploads/acc_1/${job.jobId}/photo`);
+    expect(job.logo).toEqual({
+      key: `uploads/acc_1/${job.jobId}/logo`,
+      position: 'bottom-right',
+      size: 0.15,
+      dropShadow: false,
+    });
+  });
+
+  it('asks the asset service for a saved photo and answers with its rejection', async () => {
+    const [only, ...rest] = await run({ usePhoto: true }, 400);
+    expect(rest).toEqual([]);
+    expect(only!.topic).toBe(TOPICS.assets);
+    expect(only!.events[0]!.type).toBe('asset.job-assets-requested');
   });
 });

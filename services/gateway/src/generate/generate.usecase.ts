@@ -18,6 +18,7 @@ import {
   type StoredEvent,
   type EventPayloads,
 } from '@thumbforge/contracts';
+import { needsSavedAssets, NO_SAVED_ASSETS, resolveJobAssets } from '@thumbforge/domain';
 import { EVENT_LOG, type EventLog } from '@thumbforge/event-log';
 import { checkWebhookUrl } from '@thumbforge/http-safety';
 import { parseImageDataUrl, renderPlaceholder } from '@thumbforge/imaging';
@@ -133,6 +134,10 @@ export class GenerateUseCase {
       await this.objects.put('private', key, image.bytes, image.mime);
       return key;
     };
+    const [inlinePhotoKey, inlineLogoKey] = await Promise.all([
+      store(inline.photo, 'photo'),
+      store(inline.logo, 'logo'),
+    ]);
     const payload: EventPayloads['asset.job-assets-requested'] = {
       jobId,
       accountId: principal.accountId,
@@ -141,9 +146,15 @@ export class GenerateUseCase {
       usePhoto: request.usePhoto,
       useLogo: request.useLogo,
       customAssetsId: request.customAssetsId,
-      inlinePhotoKey: await store(inline.photo, 'photo'),
-      inlineLogoKey: await store(inline.logo, 'logo'),
+      inlinePhotoKey,
+      inlineLogoKey,
     };
+    // Nothing saved is involved: the asset service's own rule gives the answer without a round trip.
+    if (!needsSavedAssets(payload)) {
+      const resolution = resolveJobAssets(payload, NO_SAVED_ASSETS);
+      if (!resolution.ok) throw ApiException.from(resolution.reason);
+      return resolution.assets;
+    }
     const reply = this.replies.expect(
       jobId,
       ['asset.job-assets-resolved', 'asset.job-assets-rejected'],

@@ -84,23 +84,17 @@ export class RenderJobUseCase {
     recordRenderDuration({ ...measured, status: 'succeeded' }, (performance.now() - started) / 1000);
 
     const resultKey = resultKeyOf(job);
-    let inlineImage: string | undefined;
-    try {
-      await this.objects.put('private', resultKey, rendered.image, CONTENT_TYPES[job.outputFormat]);
-    } catch (error) {
-      // Storage is down: a small enough image rides in the event itself, so the caller still gets it.
-      if (rendered.image.length > MAX_INLINE_IMAGE_BYTES) {
-        this.logger.error({ jobId: job.jobId, err: error }, 'storing the render result failed');
-        return this.fail(
-          job,
-          reservationEventId,
-          new GenerationError('The generated image could not be stored'),
-        );
-      }
-      this.logger.warn({ jobId: job.jobId, err: error }, 'storing the render result failed; sent inline');
-      inlineImage = rendered.image.toString('base64');
+    // The private copy and the CDN copy are independent writes: they overlap.
+    const [kept, imageUrl] = await Promise.all([
+      this.keep(job, resultKey, rendered.image),
+      this.publish(job, rendered.image),
+    ]);
+    if (!kept.ok) {
+      // A failed job leaves no CDN copy behind.
+      if (imageUrl) await this.objects.delete('public', publicKeyOf(job)).catch(() => undefined);
+      return this.fail(job, reservationEventId, kept.error);
     }
-    const imageUrl = await this.publish(job, rendered.image);
+    const { inlineImage } = kept;
 
     const event = makeEvent(
       'render.succeeded',
@@ -129,6 +123,28 @@ export class RenderJobUseCase {
       'render succeeded',
     );
     return { status: 'succeeded', resultKey, imageUrl };
+  }
+
+  /**
+   * The result for the caller. When storage is down, a small enough image rides in the event itself
+   * (base64), so the caller still gets it.
+   */
+  private async keep(
+    job: JobSpec,
+    resultKey: string,
+    image: Buffer,
+  ): Promise<{ ok: true; inlineImage?: string } | { ok: false; error: GenerationError }> {
+    try {
+      await this.objects.put('private', resultKey, image, CONTENT_TYPES[job.outputFormat]);
+      return { ok: true };
+    } catch (error) {
+      if (image.length > MAX_INLINE_IMAGE_BYTES) {
+        this.logger.error({ jobId: job.jobId, err: error }, 'storing the render result failed');
+        return { ok: false, error: new GenerationError('The generated image could not be stored') };
+      }
+      this.logger.warn({ jobId: job.jobId, err: error }, 'storing the render result failed; sent inline');
+      return { ok: true, inlineImage: image.toString('base64') };
+    }
   }
 
   private async generate(job: JobSpec): Promise<GeneratedImage> {

@@ -28,7 +28,8 @@ export class KeyRing {
   }
 }
 
-function generateBody(n: number, extra: Record<string, unknown> = {}): string {
+/** The body of the bench's `n`th generate request: the titles take turns. */
+export function generateBody(n: number, extra: Record<string, unknown> = {}): string {
   return JSON.stringify({ ...REQUEST, title: `${TITLES[n % TITLES.length]} #${n}`, ...extra });
 }
 

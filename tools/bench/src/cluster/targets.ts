@@ -14,6 +14,8 @@ export interface Target {
   mode: Mode;
   url: string;
   adminToken: string;
+  /** The embedded process, whose memory the service bench reads. */
+  pid?: number;
   /** The cluster's Kafka, which outlives `stopServices`. */
   kafkaBrokers?: string[];
   /** Stops the service processes, leaving the cluster's servers up. */
@@ -98,7 +100,7 @@ export async function startEmbedded(): Promise<Target> {
     await stop();
     throw error;
   }
-  return { mode: 'embedded', url, adminToken, stopServices: stop, stop };
+  return { mode: 'embedded', url, adminToken, pid: child.pid, stopServices: stop, stop };
 }
 
 /** The five service processes on real Kafka, FerretDB and MinIO (`startLocalCluster`). */

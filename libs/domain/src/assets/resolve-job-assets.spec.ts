@@ -1,6 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { PLANS, type JobAssetsRequestedV1, type LogoPlacement, type Plan } from '@thumbforge/contracts';
-import { REJECTIONS, resolveJobAssets, type AvailableAssets, type Resolution } from './resolve-job-assets.js';
+import {
+  needsSavedAssets,
+  NO_SAVED_ASSETS,
+  REJECTIONS,
+  resolveJobAssets,
+  type AvailableAssets,
+  type Resolution,
+} from './resolve-job-assets.js';
 
 const SAVED_PHOTO = 'assets/acc/photo/upl_saved';
 const INLINE_PHOTO = 'uploads/acc/job/photo';
@@ -328,4 +335,62 @@ describe('resolveJobAssets: every combination of plan × usePhoto × useLogo × 
       expect(outcome(result)).toBe(expectedOutcome(plan, usePhoto, photo, useLogo, logo, set));
     },
   );
+});
+
+describe('needsSavedAssets: when the gateway may resolve without the asset service', () => {
+  it.each<[string, Partial<JobAssetsRequestedV1>, boolean]>([
+    ['nothing asked for', {}, false],
+    ['an inline photo', { usePhoto: true, inlinePhotoKey: INLINE_PHOTO }, false],
+    ['an inline logo', { useLogo: true, inlineLogoKey: INLINE_LOGO }, false],
+    [
+      'inline photo and logo on free',
+      {
+        plan: 'free',
+        usePhoto: true,
+        useLogo: true,
+        inlinePhotoKey: INLINE_PHOTO,
+        inlineLogoKey: INLINE_LOGO,
+      },
+      false,
+    ],
+    ['an inline photo sent without usePhoto', { inlinePhotoKey: INLINE_PHOTO }, false],
+    ['the saved photo', { usePhoto: true }, true],
+    ['the saved logo', { useLogo: true }, true],
+    [
+      'the saved logo beside an inline photo',
+      { usePhoto: true, useLogo: true, inlinePhotoKey: INLINE_PHOTO },
+      true,
+    ],
+    ['a reference set', { customAssetsId: 'ref_1' }, true],
+    ['no format and no reference set', { requestedFormat: null }, false],
+  ])('%s → %s', (_, overrides, expected) => {
+    expect(needsSavedAssets(request(overrides))).toBe(expected);
+  });
+
+  it('gives, without saved assets, the answer resolution gives whatever is saved', () => {
+    const flags = [false, true];
+    for (const plan of PLANS)
+      for (const usePhoto of flags)
+        for (const useLogo of flags)
+          for (const inlinePhotoKey of [null, INLINE_PHOTO])
+            for (const inlineLogoKey of [null, INLINE_LOGO])
+              for (const requestedFormat of [null, 'youtube' as const]) {
+                const asked = request({
+                  plan,
+                  usePhoto,
+                  useLogo,
+                  inlinePhotoKey,
+                  inlineLogoKey,
+                  requestedFormat,
+                });
+                if (needsSavedAssets(asked)) continue;
+                const local = resolveJobAssets(asked, NO_SAVED_ASSETS);
+                for (const available of [
+                  nothingSaved,
+                  everythingSaved,
+                  { ...nothingSaved, photoKey: SAVED_PHOTO },
+                ])
+                  expect(resolveJobAssets(asked, available)).toEqual(local);
+              }
+  });
 });

@@ -49,6 +49,27 @@ export const REJECTIONS = {
   formatRequired: { status: 400, code: ERROR_CODES.INVALID_REQUEST, error: 'format is required' },
 } as const satisfies Record<string, Rejection>;
 
+/** Nothing saved: what a request that uses no saved asset is resolved against. */
+export const NO_SAVED_ASSETS: AvailableAssets = { photoKey: null, logo: null, referenceSet: null };
+
+/**
+ * Whether the answer depends on what the account has saved: a reference set, or a photo or logo flag
+ * without its inline image. When it does not, `resolveJobAssets(request, NO_SAVED_ASSETS)` is the
+ * answer the asset service would give, and the gateway decides without asking it.
+ */
+export function needsSavedAssets(
+  request: Pick<
+    JobAssetsRequestedV1,
+    'customAssetsId' | 'usePhoto' | 'useLogo' | 'inlinePhotoKey' | 'inlineLogoKey'
+  >,
+): boolean {
+  return (
+    request.customAssetsId !== null ||
+    (request.usePhoto && !request.inlinePhotoKey) ||
+    (request.useLogo && !request.inlineLogoKey)
+  );
+}
+
 /**
  * DESIGN §4 step 5, checks in this order: unknown reference set (404); reference sets not in the plan
  * (403); a photo or logo flag with neither inline nor saved image (400); a saved photo or logo on a plan
