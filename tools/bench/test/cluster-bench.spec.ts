@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { isBillingFact, remaining } from '@thumbforge/domain';
 import {
   billingHistory,
+  hopSteps,
   CLUSTER_REPORT_COLUMNS,
   formatClusterReport,
   ledgerDigest,
@@ -218,4 +219,59 @@ describe('bench:cluster tiny run (embedded mode and the file log)', () => {
     });
     expect(lines).toContain("file log: 2,000 events replayed into 30 ledgers, equal to billing's");
   }, 120_000);
+});
+
+describe('hop profile', () => {
+  const request = (generationId: string, sentAt: number, ms: number) => ({ generationId, sentAt, ms });
+  const event = (
+    type: string,
+    at: number,
+    correlationId: string | null = 'job_a',
+    generationId?: string,
+  ) => ({
+    type,
+    at,
+    correlationId,
+    generationId,
+  });
+
+  it.each([
+    [
+      'one request: each step from the previous event, ending at the response',
+      [request('gen_a', 1_000, 100)],
+      [
+        event('asset.job-assets-requested', 1_010),
+        event('billing.credits-reserved', 1_030, 'job_a', 'gen_a'),
+        event('render.succeeded', 1_080),
+        // After the response: not part of the request's time.
+        event('billing.credits-captured', 1_200),
+        event('billing.account-opened', 900, 'acc_1'),
+      ],
+      [
+        { step: 'request sent -> asset.job-assets-requested', p50: 10, samples: 1 },
+        { step: 'asset.job-assets-requested -> billing.credits-reserved', p50: 20, samples: 1 },
+        { step: 'billing.credits-reserved -> render.succeeded', p50: 50, samples: 1 },
+        { step: 'render.succeeded -> response read', p50: 20, samples: 1 },
+      ],
+    ],
+    [
+      'medians over requests, events in time order whatever order they were read in',
+      [request('gen_a', 0, 40), request('gen_b', 100, 60), request('gen_c', 200, 30)],
+      [
+        event('render.succeeded', 30, 'job_a'),
+        event('billing.credits-reserved', 10, 'job_a', 'gen_a'),
+        event('billing.credits-reserved', 120, 'job_b', 'gen_b'),
+        event('render.succeeded', 150, 'job_b'),
+        event('billing.credits-reserved', 205, 'job_c', 'gen_c'),
+        event('render.succeeded', 225, 'job_c'),
+      ],
+      [
+        { step: 'request sent -> billing.credits-reserved', p50: 10, samples: 3 },
+        { step: 'billing.credits-reserved -> render.succeeded', p50: 20, samples: 3 },
+        { step: 'render.succeeded -> response read', p50: 10, samples: 3 },
+      ],
+    ],
+  ])('%s', (_name, requests, events, expected) => {
+    expect(hopSteps(requests, events)).toEqual(expected);
+  });
 });

@@ -7,7 +7,15 @@ import { FileEventLog, type EventLog } from '@thumbforge/event-log';
 import { KafkaEventLog } from '@thumbforge/event-log/kafka';
 import { startInfrastructure, type RunningInfrastructure } from '@thumbforge/infra';
 import { billingHistory } from './billing-history.js';
-import { asyncEndToEnd, KeyRing, sequentialSync, syncUnderLoad, type LoadResult } from './latency.js';
+import { hopSteps, readClusterEvents, type HopStep } from './hops.js';
+import {
+  asyncEndToEnd,
+  KeyRing,
+  sequentialSync,
+  syncUnderLoad,
+  type AnsweredRequest,
+  type LoadResult,
+} from './latency.js';
 import type { Progress } from './progress.js';
 import { rawConsumeMs } from './raw-consume.js';
 import { measureStartup, type StartupMeasurement } from '../startup/startup.js';
@@ -39,6 +47,8 @@ export interface ClusterBenchOptions {
 export interface ModeReport {
   mode: Mode;
   sync: LatencySummary;
+  /** Cluster: the median of each step of the one-at-a-time sync requests, from Kafka record times. */
+  hops?: HopStep[];
   /** One per entry of `connections`, in that order. */
   load: LoadResult[];
   async: LatencySummary;
@@ -77,14 +87,26 @@ async function measureMode(target: Target, options: ClusterBenchOptions): Promis
     await sequentialSync(target.url, keys, options.warmup, progress, `${target.mode} warm-up sync`);
     await asyncEndToEnd(target.url, keys, options.warmup, progress, `${target.mode} warm-up async`);
   }
-  const sync = await sequentialSync(target.url, keys, options.sequential, progress, `${target.mode} sync`);
+  const answered: AnsweredRequest[] = [];
+  const sync = await sequentialSync(
+    target.url,
+    keys,
+    options.sequential,
+    progress,
+    `${target.mode} sync`,
+    answered,
+  );
+  // Read now, before the load runs add their events: the profile is of requests one at a time.
+  const hops = target.kafkaBrokers
+    ? hopSteps(answered, await readClusterEvents(target.kafkaBrokers))
+    : undefined;
   const load: LoadResult[] = [];
   for (const connections of options.connections) {
     progress.note(`${target.mode}: ${options.loadRequests} sync requests over ${connections} connections`);
     load.push(await syncUnderLoad(target.url, keys, connections, options.loadRequests));
   }
   const async = await asyncEndToEnd(target.url, keys, options.asyncJobs, progress, `${target.mode} async`);
-  return { mode: target.mode, sync, load, async };
+  return { mode: target.mode, sync, hops, load, async };
 }
 
 interface OpenLog {

@@ -169,10 +169,20 @@ export function formatClusterReport(report: ClusterBenchReport): string {
     ),
   ];
   const startup = (report.startup ?? []).flatMap((s) => ['', ...formatStartup(s)]);
+  const hops = report.modes.flatMap((m) =>
+    m.hops
+      ? [
+          '',
+          `${m.mode}: where a sync request's time goes (one at a time; median per step, from Kafka record timestamps):`,
+          ...m.hops.map((h) => `  ${h.p50.toFixed(0).padStart(6)} ms  ${h.step}`),
+        ]
+      : [],
+  );
   return [
     ...header,
     line([...COLUMNS]),
     ...rows,
+    ...hops,
     ...startup,
     '',
     ...checks,
