@@ -14,29 +14,72 @@ export interface ProjectorOptions {
 }
 
 /**
- * Keeps a read model up to date: resumes from the positions the projection saved in its own store,
- * applies each event, then saves the position after it. A store that persists therefore never sees an
- * event applied twice on restart; the in-memory store starts empty and replays the log from the start.
+ * Keeps a read model up to date: resumes from the positions the projection saved in its own store and
+ * applies each event. Positions are saved behind the events rather than after each one: a save starts
+ * between two events (never while one is being applied), at most one is in flight, and the positions
+ * reached meanwhile go in the next. So the saved positions never pass the documents, a store that
+ * persists never sees an event applied twice on restart beyond those after its last save (applying one
+ * again changes nothing), and a database's round trip per event is off the path of every event.
+ * Closing saves the final positions. The in-memory store starts empty and replays the log.
  */
 export async function startProjector(options: ProjectorOptions): Promise<Subscription> {
   const { log, store, name, apply } = options;
   const saved = await store.positions(name);
   const positions: LogPositions = { ...saved };
-  return log.subscribe({
+  let applying = false;
+  let saving: Promise<void> | undefined;
+  let unsaved = false;
+  let failure: unknown;
+  const save = (): void => {
+    if (saving || applying) {
+      unsaved = true;
+      return;
+    }
+    unsaved = false;
+    saving = store
+      .savePositions(name, { ...positions })
+      .then(
+        () => {
+          failure = undefined;
+        },
+        (error: unknown) => {
+          // The next save carries these positions too; until then a restart applies a few events again.
+          failure = error;
+          unsaved = true;
+        },
+      )
+      .finally(() => {
+        saving = undefined;
+        if (unsaved && !applying) save();
+      });
+  };
+  const subscription = await log.subscribe({
     group: `projection.${name}`,
     topics: options.topics,
     from: { positions: saved },
     maxAttempts: options.maxAttempts,
     handle: async (event) => {
       const key = positionKey(event.topic, event.partition);
-      // On a retry after applying but failing to save, only the save is repeated.
-      if ((positions[key] ?? 0) <= event.offset) {
+      if ((positions[key] ?? 0) > event.offset) return;
+      applying = true;
+      try {
         await apply(event, store);
         positions[key] = event.offset + 1;
+      } finally {
+        applying = false;
       }
-      await store.savePositions(name, { ...positions });
+      save();
     },
   });
+  return {
+    caughtUp: subscription.caughtUp,
+    waitFor: (topic, offset, partition) => subscription.waitFor(topic, offset, partition),
+    close: async () => {
+      await subscription.close();
+      while (saving) await saving;
+      if (unsaved || failure) await store.savePositions(name, { ...positions });
+    },
+  };
 }
 
 /** A document that records, per topic partition, the next offset folded into it. */

@@ -88,7 +88,7 @@ describe('startProjector', () => {
     expect(await fresh.collection<TallyDoc>('tally').get('a')).toEqual({ id: 'a', offsets: [0, 1, 2] });
   });
 
-  it('retries only the save when applying succeeded but saving the positions failed', async () => {
+  it('carries a failed save into the next one, applying nothing twice', async () => {
     await append('a', 0, 2);
     const store = new MemoryProjectionStore();
     let failures = 1;
@@ -107,5 +107,52 @@ describe('startProjector', () => {
     await sub.close();
     expect(await store.collection<TallyDoc>('tally').get('a')).toEqual({ id: 'a', offsets: [0, 1] });
     expect(await store.positions('p')).toEqual({ [positionKey('a')]: 2 });
+  });
+
+  it('saves between events, one save at a time, and the last positions on close', async () => {
+    await append('a', 0, 20);
+    const store = new MemoryProjectionStore();
+    let applying = false;
+    let inFlight = 0;
+    const saves: { overlapped: boolean; duringApply: boolean; offset: number }[] = [];
+    const slow: ProjectionStore = {
+      collection: (name) => store.collection(name),
+      positions: (projection) => store.positions(projection),
+      savePositions: async (projection, positions) => {
+        saves.push({
+          overlapped: inFlight > 0,
+          duringApply: applying,
+          offset: positions[positionKey('a')] ?? 0,
+        });
+        inFlight++;
+        // A database round trip several events long.
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        await store.savePositions(projection, positions);
+        inFlight--;
+      },
+      ping: () => store.ping(),
+      close: () => store.close(),
+    };
+    const sub = await startProjector({
+      log,
+      store: slow,
+      name: 'p',
+      topics: ['a'],
+      apply: async (event, target) => {
+        applying = true;
+        await new Promise((resolve) => setTimeout(resolve, 2));
+        await tally(event, target);
+        applying = false;
+      },
+    });
+    await sub.caughtUp;
+    await sub.close();
+    expect(saves.length).toBeGreaterThan(0);
+    expect(saves.length).toBeLessThan(20);
+    expect(saves.filter((s) => s.overlapped || s.duringApply)).toEqual([]);
+    // Each save is at least as far as the one before, and the documents are never behind it.
+    expect(saves.map((s) => s.offset)).toEqual([...saves.map((s) => s.offset)].sort((x, y) => x - y));
+    expect(await store.positions('p')).toEqual({ [positionKey('a')]: 20 });
+    expect((await store.collection<TallyDoc>('tally').get('a'))!.offsets).toHaveLength(20);
   });
 });

@@ -1,4 +1,11 @@
-import { Global, Module, type DynamicModule } from '@nestjs/common';
+import {
+  Global,
+  Inject,
+  Injectable,
+  Module,
+  type DynamicModule,
+  type OnApplicationShutdown,
+} from '@nestjs/common';
 import { EVENT_LOG, type EventLog } from '@thumbforge/event-log';
 import { OBJECT_STORE, type ObjectStore } from '@thumbforge/object-store';
 import { PROJECTION_STORE, type ProjectionStore } from '@thumbforge/projection-store';
@@ -14,6 +21,23 @@ export interface Infrastructure {
   objects: ObjectStore;
   clock: Clock;
   logger: Logger;
+}
+
+/**
+ * Closes the log and the projection store when the application closes: Nest runs every module's
+ * `beforeApplicationShutdown` (where consumers finish their in-flight event) before this hook.
+ */
+@Injectable()
+class PortsShutdown implements OnApplicationShutdown {
+  constructor(
+    @Inject(EVENT_LOG) private readonly log: EventLog,
+    @Inject(PROJECTION_STORE) private readonly projections: ProjectionStore,
+  ) {}
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.log.close();
+    await this.projections.close();
+  }
 }
 
 /**
@@ -35,7 +59,7 @@ export class InfrastructureModule {
     ];
     return {
       module: InfrastructureModule,
-      providers,
+      providers: [...providers, PortsShutdown],
       exports: providers.map((p) => ('provide' in p ? p.provide : p)),
     };
   }

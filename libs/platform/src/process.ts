@@ -19,7 +19,8 @@ class ServiceRootModule {}
 
 /**
  * One Nest application over the given ports: the modules, health probes and nothing else. Returned
- * initialised (consumers running) but not listening; closing it also closes the ports.
+ * initialised (consumers running) but not listening; closing it also closes the ports
+ * (`InfrastructureModule`), after every consumer has finished its in-flight event.
  */
 export async function createServiceApp(
   infra: Infrastructure,
@@ -41,13 +42,6 @@ export async function createServiceApp(
   if (telemetry) app.use(telemetry);
   options.configure?.(app, infra);
   await app.init();
-  // The ports close after every consumer has finished its in-flight event.
-  const close = app.close.bind(app);
-  app.close = async () => {
-    await close();
-    await infra.log.close();
-    await infra.projections.close();
-  };
   return app;
 }
 

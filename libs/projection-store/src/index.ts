@@ -1,2 +1,7 @@
 export * from './port.js';
-export { MemoryProjectionStore } from './memory-projection-store.js';
+export {
+  MemoryProjectionStore,
+  type ProjectionSnapshot,
+  type SnapshotDocuments,
+} from './memory-projection-store.js';
+export { readSnapshot, removeSnapshot, SnapshotFormatError, writeSnapshot } from './snapshot-file.js';

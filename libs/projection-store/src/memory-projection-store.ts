@@ -1,4 +1,5 @@
 import { isDeepStrictEqual } from 'node:util';
+import { deserialize, serialize } from 'node:v8';
 import type { Document, FindOptions, Positions, ProjectionCollection, ProjectionStore } from './port.js';
 
 function assertId(doc: Document): void {
@@ -27,15 +28,37 @@ function matches<T extends Document>(doc: T, filter: Partial<T>): boolean {
   return true;
 }
 
+/**
+ * A document restored from a snapshot, still in the structured-clone bytes it was saved in: decoded
+ * when first read, so a restart costs the file's read, not the decoding of every document.
+ */
+class Serialized {
+  constructor(readonly bytes: Buffer) {}
+}
+
+/** A copy of a stored document, as `structuredClone` would make it. */
+function copyOf<T>(stored: T | Serialized): T {
+  return stored instanceof Serialized ? (deserialize(stored.bytes) as T) : structuredClone(stored);
+}
+
+/** Documents of one collection as structured-clone bytes (`v8.serialize`), by id. */
+export type SnapshotDocuments = [id: string, bytes: Buffer][];
+
+/** A whole store at one instant: every collection and every projection's positions. */
+export interface ProjectionSnapshot {
+  collections: Map<string, SnapshotDocuments>;
+  positions: Map<string, Positions>;
+}
+
 class MemoryCollection<T extends Document> implements ProjectionCollection<T> {
-  private readonly docs = new Map<string, T>();
+  private readonly docs = new Map<string, T | Serialized>();
 
   constructor(private readonly assertOpen: () => void) {}
 
   async get(id: string): Promise<T | undefined> {
     this.assertOpen();
     const doc = this.docs.get(id);
-    return doc === undefined ? undefined : structuredClone(doc);
+    return doc === undefined ? undefined : copyOf(doc);
   }
 
   async put(doc: T): Promise<void> {
@@ -55,7 +78,7 @@ class MemoryCollection<T extends Document> implements ProjectionCollection<T> {
   async update(id: string, change: (current: T | undefined) => T | undefined): Promise<T | undefined> {
     this.assertOpen();
     const stored = this.docs.get(id);
-    const current = stored === undefined ? undefined : structuredClone(stored);
+    const current = stored === undefined ? undefined : copyOf(stored);
     const next = change(current);
     if (next === undefined || next === current) return current;
     assertId(next);
@@ -76,14 +99,15 @@ class MemoryCollection<T extends Document> implements ProjectionCollection<T> {
     if (limit !== undefined && (!Number.isSafeInteger(limit) || limit < 0)) {
       throw new RangeError('limit must be a non-negative integer');
     }
-    let found = [...this.docs.values()].filter((doc) => matches(doc, filter));
+    // Copies first: they are what is returned, and a restored document must be decoded to match.
+    let found = [...this.docs.values()].map((doc) => copyOf(doc)).filter((doc) => matches(doc, filter));
     if (sort) {
       const sign = sort.direction === 'desc' ? -1 : 1;
       found.sort((a, b) => sign * compareValues(a[sort.field], b[sort.field]));
     }
     // As in MongoDB, a limit of 0 means no limit.
     if (limit) found = found.slice(0, limit);
-    return found.map((doc) => structuredClone(doc));
+    return found;
   }
 
   async count(): Promise<number> {
@@ -94,6 +118,15 @@ class MemoryCollection<T extends Document> implements ProjectionCollection<T> {
   async clear(): Promise<void> {
     this.assertOpen();
     this.docs.clear();
+  }
+
+  snapshot(): SnapshotDocuments {
+    return [...this.docs].map(([id, doc]) => [id, doc instanceof Serialized ? doc.bytes : serialize(doc)]);
+  }
+
+  restore(documents: SnapshotDocuments): void {
+    this.docs.clear();
+    for (const [id, bytes] of documents) this.docs.set(id, new Serialized(bytes));
   }
 }
 
@@ -140,5 +173,29 @@ export class MemoryProjectionStore implements ProjectionStore {
 
   async close(): Promise<void> {
     this.closed = true;
+  }
+
+  /**
+   * Every collection and every projection's positions at this instant. Synchronous, so no write can
+   * come in between: each projection's documents are at least as far as its positions, as a restart
+   * from saved positions expects (an event applied again changes nothing).
+   */
+  snapshot(): ProjectionSnapshot {
+    const collections = new Map<string, SnapshotDocuments>();
+    for (const [name, collection] of this.collections) collections.set(name, collection.snapshot());
+    const positions = new Map<string, Positions>();
+    for (const [name, saved] of this.savedPositions) positions.set(name, { ...saved });
+    return { collections, positions };
+  }
+
+  /** Replaces everything with a snapshot's contents; projections then resume from its positions. */
+  restore(snapshot: ProjectionSnapshot): void {
+    this.assertOpen();
+    this.collections.clear();
+    for (const [name, documents] of snapshot.collections) {
+      (this.collection(name) as unknown as MemoryCollection<Document>).restore(documents);
+    }
+    this.savedPositions.clear();
+    for (const [name, saved] of snapshot.positions) this.savedPositions.set(name, { ...saved });
   }
 }

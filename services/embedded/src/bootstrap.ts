@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { AssetModule } from '@thumbforge/asset';
 import { BillingModule } from '@thumbforge/billing';
-import { FileEventLog } from '@thumbforge/event-log';
+import { FileEventLog, type EventLog } from '@thumbforge/event-log';
 import { configureGatewayHttp, GatewayModule } from '@thumbforge/gateway';
 import { LocalObjectStore } from '@thumbforge/object-store';
 import {
@@ -12,14 +12,96 @@ import {
   type Clock,
   type Config,
   type Infrastructure,
+  type Logger,
   type ServiceAppOptions,
 } from '@thumbforge/platform';
-import { MemoryProjectionStore } from '@thumbforge/projection-store';
+import {
+  MemoryProjectionStore,
+  readSnapshot,
+  writeSnapshot,
+  type ProjectionSnapshot,
+} from '@thumbforge/projection-store';
 import { RenderingModule } from '@thumbforge/rendering';
 import { WebhookDeliveryModule } from '@thumbforge/webhook-delivery';
 
 export interface EmbeddedOptions {
   clock?: Clock;
+}
+
+/** Where embedded mode keeps its projection snapshot under DATA_DIR. */
+export function snapshotFile(dataDir: string): string {
+  return join(dataDir, 'snapshots', 'projections.bin');
+}
+
+/**
+ * The read models in memory, saved with the log positions they cover when the process stops, so the
+ * next start loads them and replays only the events after those positions (DESIGN §12, start-up).
+ */
+class SnapshottedProjections extends MemoryProjectionStore {
+  private saved = false;
+
+  constructor(
+    private readonly file: string,
+    private readonly logger: Logger,
+  ) {
+    super();
+  }
+
+  /** Runs after the log closed: every consumer has finished, so the snapshot is a quiet cut. */
+  override async close(): Promise<void> {
+    if (!this.saved) {
+      this.saved = true;
+      const started = performance.now();
+      try {
+        await writeSnapshot(this.file, this.snapshot());
+        this.logger.info(
+          { file: this.file, ms: Math.round(performance.now() - started) },
+          'projections saved',
+        );
+      } catch (error) {
+        this.logger.error(
+          { err: error, file: this.file },
+          'projection snapshot not saved: next start replays',
+        );
+      }
+    }
+    await super.close();
+  }
+}
+
+/**
+ * A snapshot is used only if the log still holds every event it covers: a log restored from an older
+ * backup, or one that lost an unsynced tail, makes the projections replay it from the start.
+ */
+async function coversLog(snapshot: ProjectionSnapshot, log: EventLog): Promise<boolean> {
+  for (const positions of snapshot.positions.values()) {
+    for (const [key, offset] of Object.entries(positions)) {
+      if (offset > (await log.size(key.slice(0, key.lastIndexOf(':'))))) return false;
+    }
+  }
+  return true;
+}
+
+async function openProjections(
+  dataDir: string,
+  log: EventLog,
+  logger: Logger,
+): Promise<MemoryProjectionStore> {
+  const file = snapshotFile(dataDir);
+  const store = new SnapshottedProjections(file, logger);
+  try {
+    const snapshot = await readSnapshot(file);
+    if (!snapshot) return store;
+    if (await coversLog(snapshot, log)) {
+      store.restore(snapshot);
+      logger.info({ file }, 'projections loaded from the snapshot; replaying the log after it');
+    } else {
+      logger.warn({ file }, 'projection snapshot is ahead of the event log: replaying the log instead');
+    }
+  } catch (error) {
+    logger.warn({ err: error, file }, 'projection snapshot unreadable: replaying the log instead');
+  }
+  return store;
 }
 
 /** Opens the embedded adapters under DATA_DIR: the durable log, in-memory projections, local objects. */
@@ -38,7 +120,7 @@ export async function openEmbeddedInfrastructure(
   return {
     config,
     log,
-    projections: new MemoryProjectionStore(),
+    projections: await openProjections(config.dataDir, log, logger),
     objects: new LocalObjectStore({ dir: join(config.dataDir, 'objects'), publicBaseUrl: config.cdnUrl }),
     clock: options.clock ?? systemClock,
     logger,

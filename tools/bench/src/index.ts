@@ -7,7 +7,16 @@ export {
   type BillingHistory,
   type BillingHistoryOptions,
 } from './cluster/billing-history.js';
-export { formatClusterReport, reportRows, COLUMNS as CLUSTER_REPORT_COLUMNS } from './cluster/report.js';
+export {
+  formatClusterReport,
+  reportRows,
+  targetChecks,
+  COLUMNS as CLUSTER_REPORT_COLUMNS,
+  type TargetCheck,
+} from './cluster/report.js';
+export { hopSteps, readClusterEvents, type HopStep, type TimedEvent } from './cluster/hops.js';
+export { measureStartup, type StartupMeasurement, type StartupOptions } from './startup/startup.js';
+export { formatStartup, startupChecks, STARTUP_TARGET_MS } from './startup/report.js';
 export { ledgerDigest, measureReplay, type ReplayLog, type ReplayMeasurement } from './cluster/replay.js';
 export { silentProgress, terminalProgress, type Progress } from './cluster/progress.js';
 export { percentile, summarize, type LatencySummary } from './cluster/stats.js';

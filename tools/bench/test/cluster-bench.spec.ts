@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { isBillingFact, remaining } from '@thumbforge/domain';
 import {
   billingHistory,
+  hopSteps,
   CLUSTER_REPORT_COLUMNS,
   formatClusterReport,
   ledgerDigest,
@@ -26,6 +27,7 @@ const ROW_LABELS = [
   'ledger append (events/s)',
   'ledger replay: read + fold (events/s)',
   'ledger read alone (events/s)',
+  'bare kafkajs consumer, same topic (events/s)',
 ];
 
 describe('billingHistory', () => {
@@ -77,10 +79,10 @@ describe('bench:cluster report', () => {
     const mode = (name: 'embedded' | 'cluster', ms: number, rps: number) => ({
       mode: name,
       sync: latency(ms),
-      load: { connections: 2, requests: 8, requestsPerSecond: rps, p50: ms, p90: ms, p99: ms, failures: 0 },
+      load: [{ connections: 2, requests: 8, requestsPerSecond: rps, p50: ms, p90: ms, p99: ms, failures: 0 }],
       async: latency(ms * 3),
     });
-    const replay = (log: 'file' | 'kafka', replayMs: number) => ({
+    const replay = (log: 'file' | 'kafka', replayMs: number, rawConsumeMs?: number) => ({
       log,
       events: 10_000,
       accounts: 10,
@@ -88,6 +90,7 @@ describe('bench:cluster report', () => {
       replayMs,
       foldMs: replayMs / 2,
       ledgersMatch: true,
+      rawConsumeMs,
     });
     const report: ClusterBenchReport = {
       options: {
@@ -95,14 +98,24 @@ describe('bench:cluster report', () => {
         replayLogs: ['file', 'kafka'],
         warmup: 1,
         sequential: 10,
-        connections: 2,
+        connections: [2],
         loadRequests: 8,
         asyncJobs: 10,
         events: 10_000,
         accounts: 10,
+        startupEvents: 10_000,
       },
-      modes: [mode('embedded', 50, 20), mode('cluster', 100, 10)],
-      replay: [replay('file', 1_000), replay('kafka', 4_000)],
+      modes: [mode('embedded', 50, 20), mode('cluster', 60, 17)],
+      replay: [replay('file', 1_000), replay('kafka', 4_000, 3_000)],
+      startup: [
+        {
+          events: 10_000,
+          withoutSnapshotMs: 9_000,
+          withSnapshotMs: 2_500,
+          stopMs: 700,
+          snapshotBytes: 3 << 20,
+        },
+      ],
     };
     const rows = reportRows(report);
     expect(rows.map((r) => r.label)).toEqual(ROW_LABELS);
@@ -114,19 +127,36 @@ describe('bench:cluster report', () => {
     const lines = formatClusterReport(report).split('\n');
     const table = lines.indexOf(lines.find((l) => l.startsWith('figure'))!);
     expect(lines[table]!.split(/\s{2,}/)).toEqual([...CLUSTER_REPORT_COLUMNS]);
-    expect(lines[table + 1]).toMatch(/^sync latency p50, one at a time \(ms\)\s+50\.0\s+100\.0\s+2\.00x$/);
+    expect(lines[table + 1]).toMatch(/^sync latency p50, one at a time \(ms\)\s+50\.0\s+60\.0\s+1\.20x$/);
     expect(lines[table + 4]).toMatch(
-      /^sync throughput, 2 connections \(requests\/s\)\s+20\.0\s+10\.0\s+0\.50x$/,
+      /^sync throughput, 2 connections \(requests\/s\)\s+20\.0\s+17\.0\s+0\.85x$/,
     );
     expect(lines[table + 12]).toMatch(
       /^ledger replay: read \+ fold \(events\/s\)\s+10,000\s+2,500\s+0\.25x$/,
     );
     expect(lines[table + 13]).toMatch(/^ledger read alone \(events\/s\)\s+20,000\s+5,000\s+0\.25x$/);
+    expect(lines[table + 14]).toMatch(/^bare kafkajs consumer, same topic \(events\/s\)\s+-\s+3,333\s+-$/);
     expect(lines.slice(table + 15)).toEqual([
-      'embedded: 8 sync requests under load, 0 failed',
-      'cluster: 8 sync requests under load, 0 failed',
+      '',
+      'start-up of embedded mode after 10,000 billing events (spawn to /health/ready):',
+      '  without a snapshot (full replay)                9.00 s',
+      '  with the snapshot saved at the last stop        2.50 s',
+      '  stop, saving the snapshot                       0.70 s',
+      '  snapshot size                                  3.0 MiB',
+      '',
+      'embedded: 8 sync requests over 2 connections, 0 failed',
+      'cluster: 8 sync requests over 2 connections, 0 failed',
       "file log: 10,000 events replayed into 10 ledgers, equal to billing's",
       "kafka: 10,000 events replayed into 10 ledgers, equal to billing's",
+      '',
+      'targets:',
+      'PASS  cluster sync, one at a time, p50 <= embedded + 15 ms: 60.0 ms vs 50.0 ms (+10.0 ms)',
+      'PASS  cluster throughput at 2 connections >= 0.8x embedded: 17.0 vs 20.0 req/s (0.85x)',
+      'PASS  cluster sync at 2 connections p50 <= embedded + 15 ms: 60.0 ms vs 50.0 ms (+10.0 ms)',
+      'FAIL  cluster async request to webhook p50 <= embedded + 25 ms: 180.0 ms vs 150.0 ms (+30.0 ms)',
+      'FAIL  ledger replay from the file log >= 500,000 ev/s: 10,000 ev/s',
+      'PASS  ledger replay from Kafka >= 0.7x a bare kafkajs consumer: 2,500 ev/s vs 3,333 ev/s (0.75x)',
+      'PASS  embedded ready <= 3.00 s after 10,000 events, from a snapshot: 2.50 s (9.00 s without)',
     ]);
   });
 });
@@ -142,9 +172,10 @@ describe('bench:cluster tiny run (embedded mode and the file log)', () => {
       accounts: 30,
       warmup: 1,
       sequential: 3,
-      connections: 2,
+      connections: [2],
       loadRequests: 4,
       asyncJobs: 2,
+      startupEvents: 2_000,
       progress: silentProgress,
     });
 
@@ -153,7 +184,7 @@ describe('bench:cluster tiny run (embedded mode and the file log)', () => {
     expect(embedded).toMatchObject({
       mode: 'embedded',
       sync: { samples: 3 },
-      load: { connections: 2, requests: 4, failures: 0 },
+      load: [{ connections: 2, requests: 4, failures: 0 }],
       async: { samples: 2 },
     });
     for (const summary of [embedded!.sync, embedded!.async]) {
@@ -161,7 +192,13 @@ describe('bench:cluster tiny run (embedded mode and the file log)', () => {
       expect(summary.p90).toBeGreaterThanOrEqual(summary.p50);
       expect(summary.p99).toBeGreaterThanOrEqual(summary.p90);
     }
-    expect(embedded!.load.requestsPerSecond).toBeGreaterThan(0);
+    expect(embedded!.load[0]!.requestsPerSecond).toBeGreaterThan(0);
+    // Both starts reached ready on the same history; the second loaded the snapshot the first saved.
+    expect(report.startup).toEqual([
+      expect.objectContaining({ events: 2_000, snapshotBytes: expect.any(Number) }),
+    ]);
+    expect(report.startup![0]!.snapshotBytes).toBeGreaterThan(0);
+    expect(report.startup![0]!.withSnapshotMs).toBeGreaterThan(0);
     expect(report.replay).toEqual([
       expect.objectContaining({ log: 'file', events: 2_000, accounts: 30, ledgersMatch: true }),
     ]);
@@ -169,7 +206,8 @@ describe('bench:cluster tiny run (embedded mode and the file log)', () => {
     const lines = formatClusterReport(report).split('\n');
     expect(lines[0]).toBe('cluster benchmark: embedded mode in one run');
     const table = lines.indexOf(lines.find((l) => l.startsWith('figure'))!);
-    const rows = lines.slice(table + 1, table + 1 + ROW_LABELS.length);
+    // The bare kafkajs row has no embedded figure: it is the Kafka replay's baseline.
+    const rows = lines.slice(table + 1, table + ROW_LABELS.length);
     rows.forEach((row, i) => {
       expect(row.startsWith(ROW_LABELS[i]!)).toBe(true);
       // An embedded figure, no cluster figure, so no ratio.
@@ -181,4 +219,59 @@ describe('bench:cluster tiny run (embedded mode and the file log)', () => {
     });
     expect(lines).toContain("file log: 2,000 events replayed into 30 ledgers, equal to billing's");
   }, 120_000);
+});
+
+describe('hop profile', () => {
+  const request = (generationId: string, sentAt: number, ms: number) => ({ generationId, sentAt, ms });
+  const event = (
+    type: string,
+    at: number,
+    correlationId: string | null = 'job_a',
+    generationId?: string,
+  ) => ({
+    type,
+    at,
+    correlationId,
+    generationId,
+  });
+
+  it.each([
+    [
+      'one request: each step from the previous event, ending at the response',
+      [request('gen_a', 1_000, 100)],
+      [
+        event('asset.job-assets-requested', 1_010),
+        event('billing.credits-reserved', 1_030, 'job_a', 'gen_a'),
+        event('render.succeeded', 1_080),
+        // After the response: not part of the request's time.
+        event('billing.credits-captured', 1_200),
+        event('billing.account-opened', 900, 'acc_1'),
+      ],
+      [
+        { step: 'request sent -> asset.job-assets-requested', p50: 10, samples: 1 },
+        { step: 'asset.job-assets-requested -> billing.credits-reserved', p50: 20, samples: 1 },
+        { step: 'billing.credits-reserved -> render.succeeded', p50: 50, samples: 1 },
+        { step: 'render.succeeded -> response read', p50: 20, samples: 1 },
+      ],
+    ],
+    [
+      'medians over requests, events in time order whatever order they were read in',
+      [request('gen_a', 0, 40), request('gen_b', 100, 60), request('gen_c', 200, 30)],
+      [
+        event('render.succeeded', 30, 'job_a'),
+        event('billing.credits-reserved', 10, 'job_a', 'gen_a'),
+        event('billing.credits-reserved', 120, 'job_b', 'gen_b'),
+        event('render.succeeded', 150, 'job_b'),
+        event('billing.credits-reserved', 205, 'job_c', 'gen_c'),
+        event('render.succeeded', 225, 'job_c'),
+      ],
+      [
+        { step: 'request sent -> billing.credits-reserved', p50: 10, samples: 3 },
+        { step: 'billing.credits-reserved -> render.succeeded', p50: 20, samples: 3 },
+        { step: 'render.succeeded -> response read', p50: 10, samples: 3 },
+      ],
+    ],
+  ])('%s', (_name, requests, events, expected) => {
+    expect(hopSteps(requests, events)).toEqual(expected);
+  });
 });

@@ -12,6 +12,15 @@ import {
 } from './ledger.js';
 import { calendarPeriod, periodHasEnded } from './period.js';
 
+/** Frozen all the way down: a fold that writes into it throws. */
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === 'object') {
+    for (const inner of Object.values(value)) deepFreeze(inner);
+    Object.freeze(value);
+  }
+  return value;
+}
+
 function ledger(overrides: Partial<AccountLedger> = {}): AccountLedger {
   return {
     accountId: ACCOUNT,
@@ -386,7 +395,7 @@ describe('foldLedger', () => {
       expect(state[accountId]).toMatchObject(fields);
   });
 
-  it('equals applying the events one by one', () => {
+  it('equals applying the events one by one, which leaves every ledger it was given as it was', () => {
     const events = [
       ev('billing.account-opened', { accountId: ACCOUNT, plan: 'free', apiAccess: true }),
       ev('billing.credits-reserved', {
@@ -395,14 +404,35 @@ describe('foldLedger', () => {
         amount: 10,
         job: jobSpec('job_a'),
       }),
+      ev('billing.credits-rejected', {
+        accountId: ACCOUNT,
+        jobId: 'job_b',
+        amount: 10,
+        remaining: 0,
+        reason: { status: 429, code: 'GENERATION_LIMIT_EXCEEDED', error: 'Generation limit exceeded' },
+      }),
+      ev('billing.credits-captured', { accountId: ACCOUNT, jobId: 'job_a', amount: 10 }),
+      ev('billing.account-changed', { accountId: ACCOUNT, plan: 'pro' }),
+      ev('billing.credits-reserved', {
+        accountId: ACCOUNT,
+        jobId: 'job_c',
+        amount: 20,
+        job: jobSpec('job_c'),
+      }),
       ev('billing.credits-released', {
         accountId: ACCOUNT,
-        jobId: 'job_a',
-        amount: 10,
+        jobId: 'job_c',
+        amount: 20,
         reason: 'render failed',
       }),
     ];
-    const stepwise = events.reduce<AccountLedger | undefined>((s, e) => applyBillingEvent(s, e), undefined);
-    expect(foldLedger(events)[ACCOUNT]).toEqual(stepwise);
+    const seen: AccountLedger[] = [];
+    events.reduce<AccountLedger | undefined>((state, event) => {
+      const next = applyBillingEvent(state, event)!;
+      seen.push(structuredClone(next));
+      return deepFreeze(next);
+    }, undefined);
+    expect(seen.at(-1)).toEqual(foldLedger(events)[ACCOUNT]);
+    expect(seen.map((l) => l.entries.length)).toEqual([0, 1, 1, 2, 2, 3, 4]);
   });
 });

@@ -78,7 +78,7 @@ const DEFAULT_SEGMENT_BYTES = 64 * 1024 * 1024;
 /** Record positions are kept as u32. */
 const MAX_SEGMENT_BYTES = 0xffffffff;
 const MAX_WRITE_BYTES = 8 * 1024 * 1024;
-const READ_BATCH_RECORDS = 512;
+const READ_BATCH_RECORDS = 2048;
 const READ_BATCH_BYTES = 1024 * 1024;
 const TOPIC_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,199}$/;
 
@@ -477,10 +477,18 @@ export class FileEventLog implements EventLog {
     let from = options.fromOffset ?? 0;
     if (!isOffset(from)) throw new RangeError(`fromOffset must be a non-negative integer, not ${from}`);
     const end = this.host.end(topic);
-    while (from < end) {
-      const batch = await this.readBatch(topic, from, end);
-      for (const event of batch) yield event;
-      from += batch.length;
+    // One batch ahead: the disk read of the next overlaps the caller's work on this one.
+    let ahead = from < end ? this.readBatch(topic, from, end) : undefined;
+    try {
+      while (ahead) {
+        const batch = await ahead;
+        from += batch.length;
+        ahead = from < end ? this.readBatch(topic, from, end) : undefined;
+        for (const event of batch) yield event;
+      }
+    } finally {
+      // A caller that stops early leaves a read in flight; its outcome no longer matters.
+      ahead?.catch(() => undefined);
     }
   }
 

@@ -63,9 +63,23 @@ export function parseRecord(buf: Buffer, at: number, length: number): RecordBody
   return JSON.parse(buf.toString('utf8', at + HEADER_BYTES, at + HEADER_BYTES + length)) as RecordBody;
 }
 
+/** Field by field rather than by rest and spread: a replay makes one per event, and this is far cheaper. */
 export function toStoredEvent(body: RecordBody, topic: string, offset: number): StoredEvent {
-  const { $batch: _batch, ...envelope } = body;
-  return { ...envelope, topic, partition: 0, offset };
+  const event: StoredEvent = {
+    id: body.id,
+    type: body.type,
+    version: body.version,
+    aggregateId: body.aggregateId,
+    occurredAt: body.occurredAt,
+    correlationId: body.correlationId,
+    causationId: body.causationId,
+    payload: body.payload,
+    topic,
+    partition: 0,
+    offset,
+  };
+  if (body.headers !== undefined) event.headers = body.headers;
+  return event;
 }
 
 /** Where a record sits in its append: `[index, count]`, `[0, 1]` for single-event appends. */

@@ -27,5 +27,20 @@ export function fromMessage(topic: string, partition: number, message: KafkaMess
     throw new Error(`record ${topic}:${partition}@${message.offset} has no value`);
   }
   const envelope = JSON.parse(message.value.toString('utf8')) as EventEnvelope;
-  return { ...envelope, topic, partition, offset: Number(message.offset) };
+  // Field by field rather than by spread: a replay makes one per event, and this is far cheaper.
+  const event: StoredEvent = {
+    id: envelope.id,
+    type: envelope.type,
+    version: envelope.version,
+    aggregateId: envelope.aggregateId,
+    occurredAt: envelope.occurredAt,
+    correlationId: envelope.correlationId,
+    causationId: envelope.causationId,
+    payload: envelope.payload,
+    topic,
+    partition,
+    offset: Number(message.offset),
+  };
+  if (envelope.headers !== undefined) event.headers = envelope.headers;
+  return event;
 }

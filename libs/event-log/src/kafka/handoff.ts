@@ -1,19 +1,23 @@
 /**
- * Hands batches from a kafkajs batch callback to a pulling reader one at a time: `put` resolves only
- * once the reader has taken the batch, so the consumer fetches no further than the reader reads.
+ * Hands batches from a kafkajs batch callback to a pulling reader: `put` resolves once fewer than
+ * `ahead` batches wait untaken. With 1 the consumer fetches no further than the reader reads; with 2
+ * the next fetch is on its way while the reader works through the batch it has.
  */
 export class Handoff<T> {
+  constructor(private readonly ahead = 1) {}
+
   private readonly queue: T[] = [];
   private failure: Error | undefined;
   private closed = false;
   private onPut: (() => void) | undefined;
   private onTaken: (() => void)[] = [];
 
-  /** Resolves when the reader has taken `item`, or at once if the handoff is closed. */
+  /** Resolves once fewer than `ahead` items wait untaken, or at once if the handoff is closed. */
   put(item: T): Promise<void> {
     if (this.closed) return Promise.resolve();
     this.queue.push(item);
     this.wakeReader();
+    if (this.queue.length < this.ahead) return Promise.resolve();
     return new Promise((resolve) => this.onTaken.push(resolve));
   }
 
@@ -24,7 +28,7 @@ export class Handoff<T> {
       await new Promise<void>((resolve) => (this.onPut = resolve));
     }
     const item = this.queue.shift()!;
-    this.onTaken.shift()?.();
+    if (this.queue.length < this.ahead) this.onTaken.shift()?.();
     return item;
   }
 

@@ -7,8 +7,18 @@ import { FileEventLog, type EventLog } from '@thumbforge/event-log';
 import { KafkaEventLog } from '@thumbforge/event-log/kafka';
 import { startInfrastructure, type RunningInfrastructure } from '@thumbforge/infra';
 import { billingHistory } from './billing-history.js';
-import { asyncEndToEnd, KeyRing, sequentialSync, syncUnderLoad, type LoadResult } from './latency.js';
+import { hopSteps, readClusterEvents, type HopStep } from './hops.js';
+import {
+  asyncEndToEnd,
+  KeyRing,
+  sequentialSync,
+  syncUnderLoad,
+  type AnsweredRequest,
+  type LoadResult,
+} from './latency.js';
 import type { Progress } from './progress.js';
+import { rawConsumeMs } from './raw-consume.js';
+import { measureStartup, type StartupMeasurement } from '../startup/startup.js';
 import { ledgerDigest, measureReplay, type ReplayLog, type ReplayMeasurement } from './replay.js';
 import type { LatencySummary } from './stats.js';
 import { createAccounts, startCluster, startEmbedded, type Mode, type Target } from './targets.js';
@@ -20,8 +30,8 @@ export interface ClusterBenchOptions {
   warmup: number;
   /** Sync requests one after another per mode, for the latency percentiles. */
   sequential: number;
-  /** Concurrent connections and total requests of the load run per mode. */
-  connections: number;
+  /** A load run per count of concurrent connections, each of `loadRequests` requests, per mode. */
+  connections: readonly number[];
   loadRequests: number;
   /** Async requests per mode, one at a time, timed until their webhook arrives. */
   asyncJobs: number;
@@ -29,13 +39,18 @@ export interface ClusterBenchOptions {
   replayLogs: readonly ReplayLog[];
   events: number;
   accounts: number;
+  /** Events of the start-up rows (embedded, with and without a snapshot); 0 leaves them out. */
+  startupEvents: number;
   progress: Progress;
 }
 
 export interface ModeReport {
   mode: Mode;
   sync: LatencySummary;
-  load: LoadResult;
+  /** Cluster: the median of each step of the one-at-a-time sync requests, from Kafka record times. */
+  hops?: HopStep[];
+  /** One per entry of `connections`, in that order. */
+  load: LoadResult[];
   async: LatencySummary;
 }
 
@@ -43,6 +58,7 @@ export interface ClusterBenchReport {
   options: Omit<ClusterBenchOptions, 'progress'>;
   modes: ModeReport[];
   replay: ReplayMeasurement[];
+  startup?: StartupMeasurement[];
 }
 
 const SD_COST = 10;
@@ -56,8 +72,12 @@ const APPEND_CHUNK = 500;
  * would measure that queue rather than the service.
  */
 function accountsFor(options: ClusterBenchOptions): number {
-  const requests = 2 * options.warmup + options.sequential + options.loadRequests + options.asyncJobs;
-  return Math.max(options.connections, Math.ceil((requests * SD_COST) / (BUSINESS_CREDITS * 0.9)));
+  const requests =
+    2 * options.warmup +
+    options.sequential +
+    options.loadRequests * options.connections.length +
+    options.asyncJobs;
+  return Math.max(...options.connections, Math.ceil((requests * SD_COST) / (BUSINESS_CREDITS * 0.9)));
 }
 
 async function measureMode(target: Target, options: ClusterBenchOptions): Promise<ModeReport> {
@@ -67,17 +87,32 @@ async function measureMode(target: Target, options: ClusterBenchOptions): Promis
     await sequentialSync(target.url, keys, options.warmup, progress, `${target.mode} warm-up sync`);
     await asyncEndToEnd(target.url, keys, options.warmup, progress, `${target.mode} warm-up async`);
   }
-  const sync = await sequentialSync(target.url, keys, options.sequential, progress, `${target.mode} sync`);
-  progress.note(
-    `${target.mode}: ${options.loadRequests} sync requests over ${options.connections} connections`,
+  const answered: AnsweredRequest[] = [];
+  const sync = await sequentialSync(
+    target.url,
+    keys,
+    options.sequential,
+    progress,
+    `${target.mode} sync`,
+    answered,
   );
-  const load = await syncUnderLoad(target.url, keys, options.connections, options.loadRequests);
+  // Read now, before the load runs add their events: the profile is of requests one at a time.
+  const hops = target.kafkaBrokers
+    ? hopSteps(answered, await readClusterEvents(target.kafkaBrokers))
+    : undefined;
+  const load: LoadResult[] = [];
+  for (const connections of options.connections) {
+    progress.note(`${target.mode}: ${options.loadRequests} sync requests over ${connections} connections`);
+    load.push(await syncUnderLoad(target.url, keys, connections, options.loadRequests));
+  }
   const async = await asyncEndToEnd(target.url, keys, options.asyncJobs, progress, `${target.mode} async`);
-  return { mode: target.mode, sync, load, async };
+  return { mode: target.mode, sync, hops, load, async };
 }
 
 interface OpenLog {
   log: EventLog;
+  /** Set for Kafka: where the bare kafkajs consumer reads the same topic. */
+  brokers?: string[];
   close(): Promise<void>;
 }
 
@@ -98,7 +133,7 @@ async function openFileLog(): Promise<OpenLog> {
 async function openKafkaLog(brokers: string[]): Promise<OpenLog> {
   const log = new KafkaEventLog({ brokers, clientId: 'thumbforge-bench' });
   await log.open();
-  return { log, close: () => log.close() };
+  return { log, brokers, close: () => log.close() };
 }
 
 /** The history in memory before any timing, so the append figures are the logs' alone. */
@@ -121,9 +156,11 @@ async function replayInto(
   history: { chunks: EventEnvelope[][]; digest: string },
   progress: Progress,
 ): Promise<ReplayMeasurement> {
+  // A fresh topic per run: the figures are for exactly this history.
+  const topic = `bench.billing.${randomUUID()}`;
+  let measured: ReplayMeasurement;
   try {
-    // A fresh topic per run: the figures are for exactly this history.
-    return await measureReplay(opened.log, kind, `bench.billing.${randomUUID()}`, {
+    measured = await measureReplay(opened.log, kind, topic, {
       chunks: history.chunks,
       expectedDigest: history.digest,
       progress,
@@ -131,6 +168,11 @@ async function replayInto(
   } finally {
     await opened.close();
   }
+  if (opened.brokers) {
+    progress.note('kafka: the same topic through a bare kafkajs consumer');
+    measured.rawConsumeMs = await rawConsumeMs(opened.brokers, topic, measured.events);
+  }
+  return measured;
 }
 
 /**
@@ -162,6 +204,13 @@ export async function runClusterBench(options: ClusterBenchOptions): Promise<Clu
     // The services stop before the replay, so it has the machine to itself; Kafka stays up for it.
     for (const target of targets) await target.stopServices();
 
+    const startup: StartupMeasurement[] = [];
+    if (options.startupEvents > 0) {
+      startup.push(
+        await measureStartup({ events: options.startupEvents, accounts: options.accounts, progress }),
+      );
+    }
+
     const replay: ReplayMeasurement[] = [];
     if (options.replayLogs.length > 0) {
       const history = generateHistory(options);
@@ -179,7 +228,7 @@ export async function runClusterBench(options: ClusterBenchOptions): Promise<Clu
       }
     }
     const { progress: _progress, ...settings } = options;
-    return { options: settings, modes, replay };
+    return { options: settings, modes, replay, startup };
   } finally {
     await stopAll();
   }

@@ -11,10 +11,10 @@ import {
   type Plan,
 } from '@thumbforge/contracts';
 import {
-  applyBillingEvent,
   decideOpenAccount,
   decideReservation,
   decideSettlement,
+  foldBillingEvent,
   type AccountLedger,
 } from '@thumbforge/domain';
 
@@ -93,11 +93,7 @@ export function billingHistory(options: BillingHistoryOptions): BillingHistory {
   };
 
   // Applied as each event is handed out, before the next decision: the ledgers never run ahead.
-  const apply = (event: EventEnvelope) => {
-    const accountId = (event.payload as { accountId?: string }).accountId ?? event.aggregateId;
-    const next = applyBillingEvent(ledgers.get(accountId), event);
-    if (next) ledgers.set(accountId, next);
-  };
+  const apply = (event: EventEnvelope) => foldBillingEvent(ledgers, event);
 
   const start = (options.start ?? new Date('2026-01-03T00:00:00Z')).getTime();
   // Three events per account opened, about three per job.

@@ -42,6 +42,14 @@ async function post(url: string, key: string, body: string): Promise<{ status: n
   return { status: res.status, text: await res.text() };
 }
 
+/** A sync request as the hop profile needs it: when it was sent, how long it took, what it made. */
+export interface AnsweredRequest {
+  /** Epoch milliseconds, the clock Kafka record timestamps use. */
+  sentAt: number;
+  ms: number;
+  generationId: string;
+}
+
 /** Sync requests one after another, each timed from send to the whole body read. */
 export async function sequentialSync(
   url: string,
@@ -49,14 +57,21 @@ export async function sequentialSync(
   count: number,
   progress: Progress,
   label: string,
+  answered?: AnsweredRequest[],
 ): Promise<LatencySummary> {
   const bar = progress.start(label, count);
   const samples: number[] = [];
   for (let i = 0; i < count; i++) {
+    const sentAt = Date.now();
     const started = performance.now();
     const res = await post(url, keys.take(), generateBody(i));
-    samples.push(performance.now() - started);
+    const ms = performance.now() - started;
+    samples.push(ms);
     if (res.status !== 200) throw new Error(`sync request answered ${res.status}: ${res.text.slice(0, 200)}`);
+    if (answered) {
+      const { generationId } = JSON.parse(res.text) as { generationId: string };
+      answered.push({ sentAt, ms, generationId });
+    }
     bar.update(i + 1);
   }
   bar.stop();

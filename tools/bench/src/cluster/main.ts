@@ -4,7 +4,8 @@ import { terminalProgress } from './progress.js';
 import { formatClusterReport } from './report.js';
 
 const USAGE = `usage: npm run bench:cluster -- [--events N] [--accounts N] [--sequential N] [--warmup N]
-                                  [--connections N] [--load-requests N] [--async-jobs N]`;
+                                  [--connections N,N...] [--load-requests N] [--async-jobs N]
+                                  [--startup-events N]`;
 
 function count(value: string | undefined, name: string, fallback: number, min: number, max: number): number {
   if (value === undefined) return fallback;
@@ -25,6 +26,7 @@ const { values } = parseArgs({
     connections: { type: 'string' },
     'load-requests': { type: 'string' },
     'async-jobs': { type: 'string' },
+    'startup-events': { type: 'string' },
     help: { type: 'boolean', default: false },
   },
 });
@@ -40,9 +42,10 @@ const report = await runClusterBench({
   accounts: count(values.accounts, 'accounts', 5_000, 1, 1_000_000),
   sequential: count(values.sequential, 'sequential', 100, 1, 100_000),
   warmup: count(values.warmup, 'warmup', 10, 0, 10_000),
-  connections: count(values.connections, 'connections', 4, 1, 1_000),
+  connections: (values.connections ?? '4,16').split(',').map((c) => count(c, 'connections', 4, 1, 1_000)),
   loadRequests: count(values['load-requests'], 'load-requests', 200, 1, 1_000_000),
   asyncJobs: count(values['async-jobs'], 'async-jobs', 30, 1, 100_000),
+  startupEvents: count(values['startup-events'], 'startup-events', 1_000_000, 0, 100_000_000),
   progress: terminalProgress(),
 });
 console.log(formatClusterReport(report));

@@ -1,5 +1,6 @@
 import type { ClusterBenchReport, ModeReport } from './bench.js';
 import type { ReplayMeasurement } from './replay.js';
+import { formatStartup, startupChecks } from '../startup/report.js';
 
 interface Row {
   label: string;
@@ -46,22 +47,92 @@ export function reportRows(report: ClusterBenchReport): Row[] {
     cluster: log('kafka') ? pick(log('kafka')!) : null,
     digits: 0,
   });
-  const c = report.options.connections;
+  const loadRows = report.options.connections.flatMap((c, i) => [
+    modeRow(`sync throughput, ${c} connections (requests/s)`, (m) => m.load[i]!.requestsPerSecond),
+    modeRow(`sync latency p50, ${c} connections (ms)`, (m) => m.load[i]!.p50),
+    modeRow(`sync latency p90, ${c} connections (ms)`, (m) => m.load[i]!.p90),
+    modeRow(`sync latency p99, ${c} connections (ms)`, (m) => m.load[i]!.p99),
+  ]);
+  const kafka = log('kafka');
   return [
     modeRow('sync latency p50, one at a time (ms)', (m) => m.sync.p50),
     modeRow('sync latency p90, one at a time (ms)', (m) => m.sync.p90),
     modeRow('sync latency p99, one at a time (ms)', (m) => m.sync.p99),
-    modeRow(`sync throughput, ${c} connections (requests/s)`, (m) => m.load.requestsPerSecond),
-    modeRow(`sync latency p50, ${c} connections (ms)`, (m) => m.load.p50),
-    modeRow(`sync latency p90, ${c} connections (ms)`, (m) => m.load.p90),
-    modeRow(`sync latency p99, ${c} connections (ms)`, (m) => m.load.p99),
+    ...loadRows,
     modeRow('async request to webhook p50 (ms)', (m) => m.async.p50),
     modeRow('async request to webhook p90 (ms)', (m) => m.async.p90),
     modeRow('async request to webhook p99 (ms)', (m) => m.async.p99),
     logRow('ledger append (events/s)', (r) => eventsPerSecond(r.events, r.appendMs)),
     logRow('ledger replay: read + fold (events/s)', (r) => eventsPerSecond(r.events, r.replayMs)),
     logRow('ledger read alone (events/s)', (r) => eventsPerSecond(r.events, r.replayMs - r.foldMs)),
+    {
+      label: 'bare kafkajs consumer, same topic (events/s)',
+      embedded: null,
+      cluster: kafka?.rawConsumeMs ? eventsPerSecond(kafka.events, kafka.rawConsumeMs) : null,
+      digits: 0,
+    },
   ];
+}
+
+export interface TargetCheck {
+  target: string;
+  measured: string;
+  pass: boolean;
+}
+
+const ms = (value: number) => `${value.toFixed(1)} ms`;
+const perSecond = (value: number) => `${Math.round(value).toLocaleString('en-US')} ev/s`;
+
+/**
+ * The issue's targets for cluster mode and the ledger replay, each with what this run measured; a
+ * target whose figures were not measured in the run is left out.
+ */
+export function targetChecks(report: ClusterBenchReport): TargetCheck[] {
+  const checks: TargetCheck[] = [];
+  const embedded = report.modes.find((m) => m.mode === 'embedded');
+  const cluster = report.modes.find((m) => m.mode === 'cluster');
+  if (embedded && cluster) {
+    const within = (what: string, e: number, c: number, margin: number) =>
+      checks.push({
+        target: `cluster ${what} p50 <= embedded + ${margin} ms`,
+        measured: `${ms(c)} vs ${ms(e)} (+${(c - e).toFixed(1)} ms)`,
+        pass: c <= e + margin,
+      });
+    within('sync, one at a time,', embedded.sync.p50, cluster.sync.p50, 15);
+    report.options.connections.forEach((c, i) => {
+      const e = embedded.load[i]!;
+      const k = cluster.load[i]!;
+      const ratio = k.requestsPerSecond / e.requestsPerSecond;
+      checks.push({
+        target: `cluster throughput at ${c} connections >= 0.8x embedded`,
+        measured: `${k.requestsPerSecond.toFixed(1)} vs ${e.requestsPerSecond.toFixed(1)} req/s (${ratio.toFixed(2)}x)`,
+        pass: ratio >= 0.8,
+      });
+      within(`sync at ${c} connections`, e.p50, k.p50, 15);
+    });
+    within('async request to webhook', embedded.async.p50, cluster.async.p50, 25);
+  }
+  const file = report.replay.find((r) => r.log === 'file');
+  if (file) {
+    const rate = eventsPerSecond(file.events, file.replayMs);
+    checks.push({
+      target: 'ledger replay from the file log >= 500,000 ev/s',
+      measured: perSecond(rate),
+      pass: rate >= 500_000,
+    });
+  }
+  const kafka = report.replay.find((r) => r.log === 'kafka');
+  if (kafka?.rawConsumeMs) {
+    const rate = eventsPerSecond(kafka.events, kafka.replayMs);
+    const raw = eventsPerSecond(kafka.events, kafka.rawConsumeMs);
+    checks.push({
+      target: 'ledger replay from Kafka >= 0.7x a bare kafkajs consumer',
+      measured: `${perSecond(rate)} vs ${perSecond(raw)} (${(rate / raw).toFixed(2)}x)`,
+      pass: rate >= 0.7 * raw,
+    });
+  }
+  for (const startup of report.startup ?? []) checks.push(...startupChecks(startup));
+  return checks;
 }
 
 /** The report as one plain-text table, with what was measured above it and the checks below. */
@@ -70,7 +141,8 @@ export function formatClusterReport(report: ClusterBenchReport): string {
   const header = [
     `cluster benchmark: ${o.modes.join(' and ')} mode in one run`,
     `requests: youtube sd webp with a title; per mode ${o.warmup} sync + ${o.warmup} async warm-up, ` +
-      `${o.sequential} sync one at a time, ${o.loadRequests} sync over ${o.connections} connections ` +
+      `${o.sequential} sync one at a time, ${o.loadRequests} sync over each of ` +
+      `${o.connections.join(' and ')} connections ` +
       `(autocannon), ${o.asyncJobs} async timed from request to webhook received`,
     `ledger: ${o.events.toLocaleString('en-US')} billing events of ${o.accounts.toLocaleString('en-US')} ` +
       'accounts appended, then read from the start and folded into ledgers; embedded = file log ' +
@@ -80,9 +152,15 @@ export function formatClusterReport(report: ClusterBenchReport): string {
   const rows = reportRows(report).map((row) =>
     line([row.label, number(row.embedded, row.digits), number(row.cluster, row.digits), ratio(row)]),
   );
+  const targets = targetChecks(report).map(
+    (check) => `${check.pass ? 'PASS' : 'FAIL'}  ${check.target}: ${check.measured}`,
+  );
   const checks = [
-    ...report.modes.map(
-      (m) => `${m.mode}: ${m.load.requests} sync requests under load, ${m.load.failures} failed`,
+    ...report.modes.flatMap((m) =>
+      m.load.map(
+        (l) =>
+          `${m.mode}: ${l.requests} sync requests over ${l.connections} connections, ${l.failures} failed`,
+      ),
     ),
     ...report.replay.map(
       (r) =>
@@ -90,5 +168,24 @@ export function formatClusterReport(report: ClusterBenchReport): string {
         `${r.accounts.toLocaleString('en-US')} ledgers, ${r.ledgersMatch ? 'equal to' : 'DIFFERENT FROM'} billing's`,
     ),
   ];
-  return [...header, line([...COLUMNS]), ...rows, '', ...checks].join('\n');
+  const startup = (report.startup ?? []).flatMap((s) => ['', ...formatStartup(s)]);
+  const hops = report.modes.flatMap((m) =>
+    m.hops
+      ? [
+          '',
+          `${m.mode}: where a sync request's time goes (one at a time; median per step, from Kafka record timestamps):`,
+          ...m.hops.map((h) => `  ${h.p50.toFixed(0).padStart(6)} ms  ${h.step}`),
+        ]
+      : [],
+  );
+  return [
+    ...header,
+    line([...COLUMNS]),
+    ...rows,
+    ...hops,
+    ...startup,
+    '',
+    ...checks,
+    ...(targets.length > 0 ? ['', 'targets:', ...targets] : []),
+  ].join('\n');
 }

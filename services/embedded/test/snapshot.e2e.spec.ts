@@ -1,0 +1,111 @@
+import { copyFileSync, existsSync, rmSync } from 'node:fs';
+import { deserialize, serialize } from 'node:v8';
+import { describe, expect, it } from 'vitest';
+import {
+  PROJECTION_STORE,
+  readSnapshot,
+  writeSnapshot,
+  type MemoryProjectionStore,
+} from '@thumbforge/projection-store';
+import { snapshotFile } from '../src/bootstrap.js';
+import { ADMIN_TOKEN, admin, eventually, generate, request, startApp, type TestApp } from './support/app.js';
+
+/** Rate-limit slots are the limiter's scratch space, kept per second of requests, not a read model. */
+const NOT_A_READ_MODEL = new Set(['gateway_rate_limit_slots']);
+const MARKER = 'test_snapshot_marker';
+
+/**
+ * Every read model document and every projection's positions, decoded and in a stable order. A
+ * collection only exists once something asked for it, so empty ones are left out.
+ */
+function contents(app: TestApp) {
+  const snapshot = app.app.get<MemoryProjectionStore>(PROJECTION_STORE).snapshot();
+  const collections = Object.fromEntries(
+    [...snapshot.collections]
+      .filter(([name, docs]) => !NOT_A_READ_MODEL.has(name) && docs.length > 0)
+      .map(([name, docs]) => [
+        name,
+        Object.fromEntries(docs.map(([id, bytes]) => [id, deserialize(bytes) as unknown]).sort()),
+      ])
+      .sort(),
+  );
+  return { collections, positions: Object.fromEntries([...snapshot.positions].sort()) };
+}
+
+async function ready(app: TestApp): Promise<void> {
+  await eventually(async () => (await request(`${app.url}/health/ready`)).status === 200);
+}
+
+/** Sync jobs for `apiKey`, then waits until billing has settled every one (captures follow renders). */
+async function renderJobs(app: TestApp, account: { accountId: string; apiKey: string }, titles: string[]) {
+  for (const title of titles) {
+    const res = await generate(app.url, account.apiKey, { title, format: 'youtube' });
+    expect(res.status).toBe(200);
+  }
+  await eventually(async () => {
+    const credits = (await admin(app.url).account(account.accountId)).body.credits;
+    return credits.reserved === 0 && credits.used === 10 * titles.length;
+  });
+}
+
+describe('projection snapshots (DESIGN §12 start-up)', () => {
+  it('a restart from a snapshot plus the log after it equals a full replay, and a rebuild agrees', async () => {
+    const first = await startApp({ RATE_LIMITS: 'pro=1000' });
+    const { dataDir } = first;
+    const file = snapshotFile(dataDir);
+    const early = await admin(first.url).createAccount('pro');
+    await renderJobs(first, early, ['Before the snapshot 1', 'Before the snapshot 2']);
+    await first.close();
+    expect(existsSync(file)).toBe(true);
+    const atFirstStop = `${file}.first`;
+    copyFileSync(file, atFirstStop);
+
+    // More history after the snapshot: a new account, a rotated key, more jobs of the first account.
+    const second = await startApp({ RATE_LIMITS: 'pro=1000' }, { dataDir });
+    await ready(second);
+    const late = await admin(second.url).createAccount('pro');
+    expect((await admin(second.url).call('POST', `/accounts/${early.accountId}/api-keys`)).status).toBe(201);
+    await renderJobs(second, late, ['After the snapshot 1']);
+    await second.close();
+
+    // The first snapshot again, with a marker document that only a start which loaded it can hold:
+    // the next start loads it and replays everything after it.
+    const snapshot = (await readSnapshot(atFirstStop))!;
+    snapshot.collections.set(MARKER, [['marker', serialize({ id: 'marker' })]]);
+    await writeSnapshot(file, snapshot);
+    const fromSnapshot = await startApp({ RATE_LIMITS: 'pro=1000' }, { dataDir });
+    let resumed: ReturnType<typeof contents>;
+    try {
+      await ready(fromSnapshot);
+      const { [MARKER]: marker, ...collections } = contents(fromSnapshot).collections;
+      expect(marker).toEqual({ marker: { id: 'marker' } });
+      resumed = { ...contents(fromSnapshot), collections };
+      const rebuild = await request(`${fromSnapshot.url}/admin/v1/rebuild`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+      });
+      expect(rebuild.status).toBe(200);
+      const { report } = JSON.parse(String(rebuild.body).trim().split('\n').at(-1)!);
+      expect(report.accounts).toMatchObject({ equal: true, count: 2 });
+      expect(report.jobs).toMatchObject({ equal: true, count: 3 });
+    } finally {
+      await fromSnapshot.close();
+    }
+
+    rmSync(file);
+    const replayed = await startApp({ RATE_LIMITS: 'pro=1000' }, { dataDir });
+    try {
+      await ready(replayed);
+      const full = contents(replayed);
+      expect(Object.keys(full.collections)).toEqual(
+        expect.arrayContaining(['billing_accounts', 'gateway_accounts', 'gateway_jobs']),
+      );
+      expect(resumed.collections).toEqual(full.collections);
+      expect(resumed.positions).toEqual(full.positions);
+      // The tail was real: the late account exists only in events after the first snapshot.
+      expect(full.collections.gateway_accounts).toHaveProperty(late.accountId);
+    } finally {
+      await replayed.close();
+    }
+  }, 120_000);
+});
