@@ -15,7 +15,8 @@ export interface OwnerFenceOptions {
   reached(marker: StoredEvent): Promise<void>;
   /** Pause before appending a marker again after a failure (default 200 ms). */
   retryDelayMs?: number;
-  onError?(error: unknown, partition: number): void;
+  /** Told of failed markers (retried) and of commands left to a partition's new owner. */
+  logger?: { warn(details: object, message: string): void };
 }
 
 /**
@@ -28,6 +29,8 @@ export interface OwnerFenceOptions {
 export class OwnerFence {
   private readonly epochs = new Map<number, Promise<number>>();
   private readonly settled = new Map<number, number>();
+  /** Assignments seen per partition: a marker still failing after a newer one (or none) gives up. */
+  private readonly rounds = new Map<number, number>();
   private closed = false;
 
   constructor(private readonly options: OwnerFenceOptions) {}
@@ -43,12 +46,15 @@ export class OwnerFence {
       if (!owned.has(partition)) {
         this.epochs.delete(partition);
         this.settled.delete(partition);
+        this.rounds.set(partition, (this.rounds.get(partition) ?? 0) + 1);
       }
     }
     // Also re-fenced when kept: another replica may have held it in between.
     for (const partition of owned) {
       this.settled.delete(partition);
-      const epoch = this.fence(partition);
+      const round = (this.rounds.get(partition) ?? 0) + 1;
+      this.rounds.set(partition, round);
+      const epoch = this.fence(partition, round);
       this.epochs.set(partition, epoch);
       void epoch.then(
         (offset) => {
@@ -67,6 +73,32 @@ export class OwnerFence {
     return this.epochs.get(partition);
   }
 
+  /**
+   * Runs the decision about `command` under this replica's epoch for its partition, once its view
+   * has caught up with its marker. Fenced anew meanwhile (the partition was handed back to it), the
+   * decision runs again under the new epoch: deciding is idempotent, so a second run adds only what
+   * the first one failed to land. False, without deciding, when the partition is not (or no longer)
+   * this replica's: its new owner handles the command again from the group's committed position.
+   */
+  async decide(command: StoredEvent, decision: (epoch: number) => Promise<void>): Promise<boolean> {
+    const { partition } = command;
+    for (;;) {
+      const owned = this.epoch(partition);
+      if (!owned) {
+        this.options.logger?.warn(
+          { eventId: command.id, topic: command.topic, partition },
+          'command of a partition this replica no longer owns left to its owner',
+        );
+        return false;
+      }
+      // A marker given up on was superseded (or the fence closed): look again.
+      const epoch = await owned.catch(() => undefined);
+      if (epoch === undefined) continue;
+      await decision(epoch);
+      if (this.holds(partition, epoch)) return true;
+    }
+  }
+
   /** Whether `epoch` is still this replica's current one for `partition`. */
   holds(partition: number, epoch: number): boolean {
     return this.settled.get(partition) === epoch;
@@ -78,7 +110,7 @@ export class OwnerFence {
     this.settled.clear();
   }
 
-  private async fence(partition: number): Promise<number> {
+  private async fence(partition: number, round: number): Promise<number> {
     const { log, topic, writer } = this.options;
     for (;;) {
       try {
@@ -90,8 +122,8 @@ export class OwnerFence {
         await this.options.reached(marker);
         return marker.offset;
       } catch (error) {
-        if (this.closed) throw error;
-        this.options.onError?.(error, partition);
+        if (this.closed || this.rounds.get(partition) !== round) throw error;
+        this.options.logger?.warn({ err: error, topic, partition }, 'fencing a partition failed');
         await new Promise((resolve) => setTimeout(resolve, this.options.retryDelayMs ?? 200));
       }
     }

@@ -5,7 +5,7 @@ import { MemoryEventLog, testEvent } from '../src/testing/index.js';
 
 const TOPIC = 'thumbforge.billing';
 
-function fenceOn(log: EventLog, reached: StoredEvent[] = [], onError?: (error: unknown) => void) {
+function fenceOn(log: EventLog, reached: StoredEvent[] = [], warnings: string[] = []) {
   return new OwnerFence({
     log,
     topic: TOPIC,
@@ -14,7 +14,7 @@ function fenceOn(log: EventLog, reached: StoredEvent[] = [], onError?: (error: u
       reached.push(marker);
     },
     retryDelayMs: 1,
-    onError,
+    logger: { warn: (_details, message) => warnings.push(message) },
   });
 }
 
@@ -66,10 +66,38 @@ describe('OwnerFence', () => {
     const append = log.append.bind(log);
     let failures = 1;
     log.append = (...args) => (failures-- > 0 ? Promise.reject(new Error('broker away')) : append(...args));
-    const errors: unknown[] = [];
-    const fence = fenceOn(log, [], (error) => errors.push(error));
+    const warnings: string[] = [];
+    const fence = fenceOn(log, [], warnings);
     fence.assign([{ topic: TOPIC, partition: 0 }]);
     expect(await fence.epoch(0)).toBe(0);
-    expect(errors).toHaveLength(1);
+    expect(warnings).toEqual(['fencing a partition failed']);
+  });
+});
+
+describe('OwnerFence.decide', () => {
+  it('runs the decision under the current epoch, again under a new one if re-fenced meanwhile', async () => {
+    const log = new MemoryEventLog();
+    const fence = fenceOn(log);
+    fence.assign([{ topic: TOPIC, partition: 0 }]);
+    const epochs: number[] = [];
+    const [command] = await log.append(TOPIC, [testEvent(0)]);
+    const decided = await fence.decide(command!, async (epoch) => {
+      epochs.push(epoch);
+      if (epochs.length === 1) fence.assign([{ topic: TOPIC, partition: 0 }]);
+    });
+    expect(decided).toBe(true);
+    expect(epochs).toEqual([0, 2]);
+  });
+
+  it("decides nothing for a partition that is not this replica's, and says so", async () => {
+    const log = new MemoryEventLog();
+    const warnings: string[] = [];
+    const fence = fenceOn(log, [], warnings);
+    fence.assign([{ topic: 'other', partition: 0 }]);
+    const [command] = await log.append(TOPIC, [testEvent(0)]);
+    let runs = 0;
+    expect(await fence.decide(command!, async () => void runs++)).toBe(false);
+    expect(runs).toBe(0);
+    expect(warnings).toEqual(['command of a partition this replica no longer owns left to its owner']);
   });
 });

@@ -43,7 +43,7 @@ export class BillingConsumer implements OnApplicationBootstrap, BeforeApplicatio
       topic: TOPICS.billing,
       writer: BILLING_GROUP,
       reached: (marker) => this.ledgers.reached(marker),
-      onError: (err, partition) => this.logger.warn({ err, partition }, 'fencing a billing partition failed'),
+      logger,
     });
   }
 
@@ -85,23 +85,11 @@ export class BillingConsumer implements OnApplicationBootstrap, BeforeApplicatio
   }
 
   private async handleCommand(event: StoredEvent): Promise<void> {
-    for (;;) {
-      const owned = this.fence.epoch(event.partition);
-      if (!owned) {
-        // Handed over while in flight: the new owner handles it again from the group's position.
-        this.logger.warn(
-          { eventId: event.id, partition: event.partition },
-          'command of a partition this replica no longer owns left to its owner',
-        );
-        return;
-      }
-      const fence = await owned;
+    await this.fence.decide(event, async (fence) => {
       // Every fact written before this command, in its account's partition, is applied first.
       await this.ledgers.reached(event);
       await this.decide(event, fence);
-      // Re-fenced meanwhile: decided again under the new epoch, which is a no-op if the first counted.
-      if (this.fence.holds(event.partition, fence)) return;
-    }
+    });
   }
 
   private async decide(event: StoredEvent, fence: number): Promise<void> {

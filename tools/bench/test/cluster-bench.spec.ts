@@ -98,6 +98,7 @@ describe('bench:cluster report', () => {
         connections: 2,
         loadRequests: 8,
         asyncJobs: 10,
+        fenceReservations: 0,
         events: 10_000,
         accounts: 10,
       },
@@ -145,6 +146,7 @@ describe('bench:cluster tiny run (embedded mode and the file log)', () => {
       connections: 2,
       loadRequests: 4,
       asyncJobs: 2,
+      fenceReservations: 0,
       progress: silentProgress,
     });
 

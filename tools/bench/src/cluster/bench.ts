@@ -7,6 +7,7 @@ import { FileEventLog, type EventLog } from '@thumbforge/event-log';
 import { KafkaEventLog } from '@thumbforge/event-log/kafka';
 import { startInfrastructure, type RunningInfrastructure } from '@thumbforge/infra';
 import { billingHistory } from './billing-history.js';
+import { measureFenceCost, type FenceMeasurement } from './fence.js';
 import { asyncEndToEnd, KeyRing, sequentialSync, syncUnderLoad, type LoadResult } from './latency.js';
 import type { Progress } from './progress.js';
 import { ledgerDigest, measureReplay, type ReplayLog, type ReplayMeasurement } from './replay.js';
@@ -29,6 +30,8 @@ export interface ClusterBenchOptions {
   replayLogs: readonly ReplayLog[];
   events: number;
   accounts: number;
+  /** Reservations per variant for the owner fence's cost (0: not measured). */
+  fenceReservations: number;
   progress: Progress;
 }
 
@@ -43,6 +46,7 @@ export interface ClusterBenchReport {
   options: Omit<ClusterBenchOptions, 'progress'>;
   modes: ModeReport[];
   replay: ReplayMeasurement[];
+  fence?: FenceMeasurement;
 }
 
 const SD_COST = 10;
@@ -178,8 +182,11 @@ export async function runClusterBench(options: ClusterBenchOptions): Promise<Clu
         replay.push(await replayInto('kafka', await openKafkaLog(brokers), history, progress));
       }
     }
+    await stopAll();
+    const fence =
+      options.fenceReservations > 0 ? await measureFenceCost(options.fenceReservations, progress) : undefined;
     const { progress: _progress, ...settings } = options;
-    return { options: settings, modes, replay };
+    return { options: settings, modes, replay, ...(fence ? { fence } : {}) };
   } finally {
     await stopAll();
   }

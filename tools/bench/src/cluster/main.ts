@@ -4,7 +4,8 @@ import { terminalProgress } from './progress.js';
 import { formatClusterReport } from './report.js';
 
 const USAGE = `usage: npm run bench:cluster -- [--events N] [--accounts N] [--sequential N] [--warmup N]
-                                  [--connections N] [--load-requests N] [--async-jobs N]`;
+                                  [--connections N] [--load-requests N] [--async-jobs N]
+                                  [--fence-reservations N]`;
 
 function count(value: string | undefined, name: string, fallback: number, min: number, max: number): number {
   if (value === undefined) return fallback;
@@ -25,6 +26,7 @@ const { values } = parseArgs({
     connections: { type: 'string' },
     'load-requests': { type: 'string' },
     'async-jobs': { type: 'string' },
+    'fence-reservations': { type: 'string' },
     help: { type: 'boolean', default: false },
   },
 });
@@ -43,6 +45,7 @@ const report = await runClusterBench({
   connections: count(values.connections, 'connections', 4, 1, 1_000),
   loadRequests: count(values['load-requests'], 'load-requests', 200, 1, 1_000_000),
   asyncJobs: count(values['async-jobs'], 'async-jobs', 30, 1, 100_000),
+  fenceReservations: count(values['fence-reservations'], 'fence-reservations', 200, 0, 450),
   progress: terminalProgress(),
 });
 console.log(formatClusterReport(report));

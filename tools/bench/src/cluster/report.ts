@@ -1,4 +1,5 @@
 import type { ClusterBenchReport, ModeReport } from './bench.js';
+import { formatFenceReport } from './fence.js';
 import type { ReplayMeasurement } from './replay.js';
 
 interface Row {
@@ -90,5 +91,6 @@ export function formatClusterReport(report: ClusterBenchReport): string {
         `${r.accounts.toLocaleString('en-US')} ledgers, ${r.ledgersMatch ? 'equal to' : 'DIFFERENT FROM'} billing's`,
     ),
   ];
-  return [...header, line([...COLUMNS]), ...rows, '', ...checks].join('\n');
+  const fence = report.fence ? ['', ...formatFenceReport(report.fence)] : [];
+  return [...header, line([...COLUMNS]), ...rows, ...fence, '', ...checks].join('\n');
 }
