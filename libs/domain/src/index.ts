@@ -3,3 +3,4 @@ export * from './ledger/ledger.js';
 export * from './ledger/decisions.js';
 export * from './jobs/job-view.js';
 export * from './assets/resolve-job-assets.js';
+export * from './fence/owner-fence.js';

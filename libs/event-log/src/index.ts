@@ -9,3 +9,4 @@ export {
   type RecoveryNote,
 } from './file/file-event-log.js';
 export { SubscriptionClosedError } from './file/file-subscription.js';
+export * from './owner-fence.js';

@@ -15,6 +15,13 @@ export type LogPositions = Record<string, number>;
  */
 export type StartFrom = 'committed' | 'beginning' | 'end' | { positions: LogPositions };
 
+/** For logs with one partition per topic: an append aimed at any other partition is a caller's bug. */
+export function assertSinglePartition(topic: string, partition: number | undefined): void {
+  if (partition !== undefined && partition !== 0) {
+    throw new RangeError(`topic ${topic} has a single partition (0)`);
+  }
+}
+
 export function positionKey(topic: string, partition = 0): string {
   return `${topic}:${partition}`;
 }
@@ -65,6 +72,11 @@ export interface Subscription {
 export interface AppendOptions {
   /** Partition key; defaults to each event's aggregateId. */
   key?: string;
+  /**
+   * The partition to append to, instead of the key's: for events about a partition itself (the
+   * `log.owner-fenced` marker). Logs with one partition per topic accept only 0.
+   */
+  partition?: number;
 }
 
 export interface EventLog {

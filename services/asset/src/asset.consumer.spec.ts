@@ -158,4 +158,27 @@ describe('AssetConsumer', () => {
       'asset.projection',
     ]);
   });
+  it('a photo save decided under a stale owner epoch is dropped; under the current one it counts', async () => {
+    const s = await started();
+    await until(() => s.log.events(TOPICS.assets).length === 1);
+    expect(s.log.events(TOPICS.assets)[0]).toMatchObject({ type: 'log.owner-fenced', offset: 0 });
+    // Another replica takes the partition over before the stale decision lands.
+    const [takeover] = await s.log.append(
+      TOPICS.assets,
+      [makeEvent('log.owner-fenced', `${TOPICS.assets}:0`, { writer: ASSET_GROUP, partition: 0 })],
+      { partition: 0 },
+    );
+    await s.savePhoto.execute({ commandId: 'evt_stale', accountId: ACCOUNT, key: 'assets/stale', fence: 0 });
+    expect(await s.projection.photo(ACCOUNT)).toBeUndefined();
+    expect(await s.projection.handled('evt_stale')).toBe(false);
+
+    await s.savePhoto.execute({
+      commandId: 'evt_stale',
+      accountId: ACCOUNT,
+      key: 'assets/stale',
+      fence: takeover!.offset,
+    });
+    expect(await s.projection.photo(ACCOUNT)).toMatchObject({ key: 'assets/stale' });
+    expect(facts(s).map((e) => e.fence)).toEqual([0, takeover!.offset]);
+  });
 });

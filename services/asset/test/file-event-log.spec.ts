@@ -64,7 +64,7 @@ describe('asset on the file event log', () => {
       photoKey: 'assets/p',
       logo: { key: 'assets/l', position: 'top-left', size: 0.25, dropShadow: true },
     });
-    // only the new command and its answer were added
-    expect(await second.log.size(TOPICS.assets)).toBe(sizeBefore + 2);
+    // only the new owner's marker, the new command and its answer were added
+    expect(await second.log.size(TOPICS.assets)).toBe(sizeBefore + 3);
   });
 });

@@ -1,4 +1,5 @@
 import { makeEvent, TOPICS, type JobAssetsRequestedV1, type StoredEvent } from '@thumbforge/contracts';
+import { isOwnerFenced } from '@thumbforge/domain';
 import type { EventLog } from '@thumbforge/event-log';
 import { ReadinessRegistry } from '@thumbforge/platform';
 import { MemoryProjectionStore } from '@thumbforge/projection-store';
@@ -86,7 +87,7 @@ export function jobAssetsRequested(request: JobAssetsRequestedV1) {
 
 /** The asset facts on the log, without commands. */
 export function facts(s: AssetService): StoredEvent[] {
-  return s.log.events(TOPICS.assets).filter((e) => !e.type.endsWith('-requested'));
+  return s.log.events(TOPICS.assets).filter((e) => !e.type.endsWith('-requested') && !isOwnerFenced(e));
 }
 
 /** Resolves once `predicate` holds; the consumer works asynchronously. */

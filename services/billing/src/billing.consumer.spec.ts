@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { makeEvent, TOPICS, type JobSpec } from '@thumbforge/contracts';
-import { foldLedger } from '@thumbforge/domain';
+import { admittedFacts, foldLedger } from '@thumbforge/domain';
 import {
   ACCOUNT,
   billing,
@@ -11,7 +11,9 @@ import {
   until,
   type Billing,
 } from '../test/harness.js';
+import { unfolded } from '@thumbforge/event-log';
 import { BILLING_GROUP } from './billing.consumer.js';
+import { LEDGER_COLLECTION, type LedgerDocument } from './ledger/ledger-projection.js';
 
 const running: Billing[] = [];
 
@@ -179,6 +181,45 @@ describe('BillingConsumer', () => {
       ...live
     } = (await b.store.collection<{ id: string; folded?: unknown }>('billing_accounts').get(ACCOUNT))!;
     expect(foldLedger(b.log.events(TOPICS.billing))).toEqual({ [ACCOUNT]: live });
+  });
+
+  it('stamps its decisions with its owner epoch: the offset of the marker it appended first', async () => {
+    const b = await started();
+    await openAccount(b);
+    await reserve(b, jobSpec());
+    const [marker] = b.log.events(TOPICS.billing);
+    expect(marker).toMatchObject({ type: 'log.owner-fenced', offset: 0, payload: { writer: BILLING_GROUP } });
+    expect(facts(b).map((e) => e.fence)).toEqual([0, 0, 0]);
+  });
+
+  it("a decision stamped with an epoch older than the partition's latest marker is left out of the ledger", async () => {
+    const b = await started();
+    await openAccount(b);
+    // Another replica takes the partition over: its marker lands before the stale decision does.
+    const [takeover] = await b.log.append(
+      TOPICS.billing,
+      [makeEvent('log.owner-fenced', `${TOPICS.billing}:0`, { writer: BILLING_GROUP, partition: 0 })],
+      { partition: 0 },
+    );
+    const stale = jobSpec();
+    await b.reserveCredits.execute({ commandId: 'evt_stale', accountId: ACCOUNT, job: stale, fence: 0 });
+    expect(await b.ledgers.ledger(ACCOUNT)).toMatchObject({ reserved: 0, reservations: {} });
+
+    const fresh = jobSpec();
+    await b.reserveCredits.execute({
+      commandId: 'evt_fresh',
+      accountId: ACCOUNT,
+      job: fresh,
+      fence: takeover!.offset,
+    });
+    expect(await b.ledgers.ledger(ACCOUNT)).toMatchObject({
+      reserved: 10,
+      reservations: { [fresh.jobId]: 10 },
+    });
+    const { id: _id, ...live } = unfolded(
+      (await b.store.collection<LedgerDocument>(LEDGER_COLLECTION).get(ACCOUNT))!,
+    );
+    expect(foldLedger(admittedFacts(b.log.events(TOPICS.billing)))).toEqual({ [ACCOUNT]: live });
   });
 
   it('reports readiness of the ledger and the consumer', async () => {

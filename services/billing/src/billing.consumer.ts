@@ -5,7 +5,7 @@ import {
   type OnApplicationBootstrap,
 } from '@nestjs/common';
 import { isEvent, TOPICS, type StoredEvent } from '@thumbforge/contracts';
-import { EVENT_LOG, type EventLog, type Subscription } from '@thumbforge/event-log';
+import { EVENT_LOG, OwnerFence, type EventLog, type Subscription } from '@thumbforge/event-log';
 import { LOGGER, ReadinessRegistry, type Logger } from '@thumbforge/platform';
 import { ChangeAccountUseCase } from './change-account/change-account.usecase.js';
 import { LedgerProjection } from './ledger/ledger-projection.js';
@@ -18,11 +18,15 @@ export const BILLING_GROUP = 'billing';
 /**
  * Billing's inbox: account and reservation commands on the billing topic, render outcomes on the jobs
  * topic. One event at a time, from the group's committed position, so every command is handled at
- * least once; the use cases make a second handling a no-op.
+ * least once; the use cases make a second handling a no-op. Commands are decided under the replica's
+ * owner epoch for their partition (`OwnerFence`): a replica that lost the partition cannot add a
+ * decision to the ledger, and a new owner decides only once its ledger holds everything before its
+ * marker.
  */
 @Injectable()
 export class BillingConsumer implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private subscription: Subscription | null = null;
+  private readonly fence: OwnerFence;
 
   constructor(
     @Inject(EVENT_LOG) private readonly log: EventLog,
@@ -33,7 +37,15 @@ export class BillingConsumer implements OnApplicationBootstrap, BeforeApplicatio
     private readonly changeAccount: ChangeAccountUseCase,
     private readonly reserveCredits: ReserveCreditsUseCase,
     private readonly settleCredits: SettleCreditsUseCase,
-  ) {}
+  ) {
+    this.fence = new OwnerFence({
+      log,
+      topic: TOPICS.billing,
+      writer: BILLING_GROUP,
+      reached: (marker) => this.ledgers.reached(marker),
+      logger,
+    });
+  }
 
   async onApplicationBootstrap(): Promise<void> {
     await this.ledgers.start();
@@ -43,6 +55,7 @@ export class BillingConsumer implements OnApplicationBootstrap, BeforeApplicatio
       topics: [TOPICS.billing, TOPICS.jobs],
       from: 'committed',
       handle: (event) => this.handle(event),
+      onAssignment: (partitions) => this.fence.assign(partitions),
     });
     this.readiness.track('billing.consumer', this.subscription.caughtUp);
   }
@@ -51,6 +64,7 @@ export class BillingConsumer implements OnApplicationBootstrap, BeforeApplicatio
     // Commands first: an in-flight one may still be waiting for the projection.
     await this.subscription?.close();
     this.subscription = null;
+    this.fence.close();
     await this.ledgers.close();
   }
 
@@ -71,18 +85,25 @@ export class BillingConsumer implements OnApplicationBootstrap, BeforeApplicatio
   }
 
   private async handleCommand(event: StoredEvent): Promise<void> {
-    // Every fact written before this command, in its account's partition, is applied first.
-    await this.ledgers.reached(event);
+    await this.fence.decide(event, async (fence) => {
+      // Every fact written before this command, in its account's partition, is applied first.
+      await this.ledgers.reached(event);
+      await this.decide(event, fence);
+    });
+  }
+
+  private async decide(event: StoredEvent, fence: number): Promise<void> {
     if (isEvent(event, 'billing.account-open-requested')) {
-      await this.openAccount.execute({ commandId: event.id, ...event.payload });
+      await this.openAccount.execute({ commandId: event.id, ...event.payload, fence });
     } else if (isEvent(event, 'billing.account-change-requested')) {
-      await this.changeAccount.execute({ commandId: event.id, ...event.payload });
+      await this.changeAccount.execute({ commandId: event.id, ...event.payload, fence });
     } else if (isEvent(event, 'billing.reservation-requested')) {
       const { job } = event.payload;
       await this.reserveCredits.execute({
         commandId: event.id,
         accountId: job.accountId ?? event.aggregateId,
         job,
+        fence,
       });
     }
   }

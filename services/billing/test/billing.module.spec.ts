@@ -39,6 +39,7 @@ describe('BillingModule', () => {
     await moduleRef.close();
 
     expect(log.events(TOPICS.billing).map((e) => e.type)).toEqual([
+      'log.owner-fenced',
       'billing.account-open-requested',
       'billing.account-opened',
       'billing.period-started',

@@ -1,4 +1,5 @@
 import { makeEvent, TOPICS, type JobSpec, type Plan, type StoredEvent } from '@thumbforge/contracts';
+import { isBillingFact } from '@thumbforge/domain';
 import type { EventLog } from '@thumbforge/event-log';
 import { ReadinessRegistry } from '@thumbforge/platform';
 import { MemoryProjectionStore } from '@thumbforge/projection-store';
@@ -93,7 +94,7 @@ export async function withAccount(b: Billing, plan: Plan, used = 0): Promise<voi
 
 /** The billing facts on the log, without commands. */
 export function facts(b: Billing): StoredEvent[] {
-  return b.log.events(TOPICS.billing).filter((e) => !e.type.endsWith('-requested'));
+  return b.log.events(TOPICS.billing).filter(isBillingFact);
 }
 
 export function renderSucceeded(job: JobSpec, id?: string) {

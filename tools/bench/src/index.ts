@@ -21,4 +21,4 @@ export { ledgerDigest, measureReplay, type ReplayLog, type ReplayMeasurement } f
 export { silentProgress, terminalProgress, type Progress } from './cluster/progress.js';
 export { percentile, summarize, type LatencySummary } from './cluster/stats.js';
 export * from './service/bench.js';
-export { formatServiceReport, targetChecks, TARGETS as SERVICE_TARGETS } from './service/report.js';
+export { formatServiceReport, serviceTargetChecks, TARGETS as SERVICE_TARGETS } from './service/report.js';

@@ -101,6 +101,7 @@ describe('bench:cluster report', () => {
         connections: [2],
         loadRequests: 8,
         asyncJobs: 10,
+        fenceReservations: 0,
         events: 10_000,
         accounts: 10,
         startupEvents: 10_000,
@@ -176,6 +177,7 @@ describe('bench:cluster tiny run (embedded mode and the file log)', () => {
       loadRequests: 4,
       asyncJobs: 2,
       startupEvents: 2_000,
+      fenceReservations: 0,
       progress: silentProgress,
     });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatServiceReport, targetChecks, type ServiceBenchReport } from '../src/index.js';
+import { formatServiceReport, serviceTargetChecks, type ServiceBenchReport } from '../src/index.js';
 
 const summary = (p50: number) => ({ samples: 10, p50, p90: p50 * 1.2, p99: p50 * 1.5 });
 const load = (connections: number, p50: number, requestsPerSecond: number) => ({
@@ -41,7 +41,7 @@ function report(latency: number, throughput: number, rss: [number, number]): Ser
   };
 }
 
-const verdicts = (r: ServiceBenchReport) => targetChecks(r).map((c) => c.pass);
+const verdicts = (r: ServiceBenchReport) => serviceTargetChecks(r).map((c) => c.pass);
 
 describe('bench:service targets', () => {
   it('passes every target at the limits and against the faster render-only server', () => {

@@ -218,6 +218,18 @@ export interface WebhookExhaustedV1 {
   lastError: string;
 }
 
+// ---- any topic with one writer per partition (key: the partition) --------------------------------
+/**
+ * A replica took over a partition of a one-writer topic: appended to that partition before its
+ * first decision there. Its offset is the new owner epoch; facts stamped with an older one that land
+ * after it are dropped by every fold (see `EventEnvelope.fence`).
+ */
+export interface OwnerFencedV1 {
+  /** The consumer group whose member took the partition (e.g. `billing`). */
+  writer: string;
+  partition: number;
+}
+
 /** type name → payload; the single source of truth for every producer and consumer. */
 export interface EventPayloads {
   'gateway.api-key-issued': ApiKeyIssuedV1;
@@ -252,6 +264,7 @@ export interface EventPayloads {
   'webhook.attempt-failed': WebhookAttemptFailedV1;
   'webhook.delivered': WebhookDeliveredV1;
   'webhook.exhausted': WebhookExhaustedV1;
+  'log.owner-fenced': OwnerFencedV1;
 }
 export type EventType = keyof EventPayloads;
 

@@ -13,6 +13,12 @@ export interface EventEnvelope<TType extends string = string, TPayload = unknown
   correlationId: string | null;
   causationId: string | null;
   payload: TPayload;
+  /**
+   * The owner epoch a one-writer fact was decided under: the offset of its writer's `log.owner-fenced`
+   * marker in the fact's partition. Folds drop a fact whose partition has a later marker before it
+   * (its writer had lost the partition); facts without it are not fenced.
+   */
+  fence?: number;
   /** W3C trace context and similar transport metadata (Kafka headers in cluster mode). */
   headers?: Record<string, string>;
 }
@@ -35,6 +41,7 @@ export interface EnvelopeOptions {
   occurredAt?: Date;
   version?: number;
   headers?: Record<string, string>;
+  fence?: number;
 }
 
 /** ISO 8601 UTC at second precision: `2026-04-27T14:30:00Z` (DESIGN §5). */
@@ -57,6 +64,7 @@ export function envelope<TType extends string, TPayload>(
     correlationId: options.correlationId ?? null,
     causationId: options.causationId ?? null,
     payload,
+    ...(options.fence !== undefined ? { fence: options.fence } : {}),
     ...(options.headers ? { headers: options.headers } : {}),
   };
 }

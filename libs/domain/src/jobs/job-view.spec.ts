@@ -150,10 +150,10 @@ describe('applyJobEvent', () => {
       view({ status: 'failed', error: 'boom', acceptedAt: T0, updatedAt: T1 }),
     ],
     [
-      'a delivery request on a job with a pending webhook changes nothing',
+      'a delivery request on a job with a pending webhook only moves its time',
       asyncView(),
       hookRequested(),
-      asyncView(),
+      asyncView({ updatedAt: T1 }),
     ],
     [
       'a delivery request creates the webhook state where none was known',

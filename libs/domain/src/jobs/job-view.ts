@@ -44,6 +44,15 @@ function later(current: string, at: string): string {
   return at > current ? at : current;
 }
 
+/**
+ * The times a taken fact leaves on the view, whatever order the topics arrive in: `updatedAt` is the
+ * latest fact's, `acceptedAt` the reservation's or, until one is known, the earliest fact's.
+ */
+function touched(view: JobView, at: string): Pick<JobView, 'acceptedAt' | 'updatedAt'> {
+  const earliest = at < view.acceptedAt ? at : view.acceptedAt;
+  return { acceptedAt: view.spec ? view.acceptedAt : earliest, updatedAt: later(view.updatedAt, at) };
+}
+
 function isTerminal(status: JobStatus | WebhookStatus): boolean {
   return status !== 'processing' && status !== 'pending';
 }
@@ -71,7 +80,9 @@ function blankView(jobId: string, accountId: string | null, webhookUrl: string |
  * Applies one fact to a job's view. The job moves processing → completed | failed and never leaves a
  * terminal state (a late or duplicate render outcome is ignored); its webhook moves pending →
  * delivered | failed likewise. Facts come from three topics whose relative order is not guaranteed,
- * so any of them may create the view. Ignored events return the very same object.
+ * so any of them may create the view, and the result does not depend on how they interleave: what a
+ * fact is ignored for is decided by facts of its own topic partition only, and every other field is
+ * the first non-null value, a maximum or a minimum. Ignored events return the very same object.
  */
 export function applyJobEvent(view: JobView | undefined, event: EventEnvelope): JobView | undefined {
   if (!isJobEvent(event)) return view;
@@ -93,6 +104,7 @@ export function applyJobEvent(view: JobView | undefined, event: EventEnvelope): 
         webhookUrl: view.webhookUrl ?? job.webhookUrl,
         webhook: view.webhook ?? (job.webhookUrl ? pendingWebhook() : null),
         acceptedAt: at,
+        updatedAt: later(view.updatedAt, at),
       };
     }
     case 'render.succeeded':
@@ -108,17 +120,17 @@ export function applyJobEvent(view: JobView | undefined, event: EventEnvelope): 
         ...current,
         ...outcome,
         webhookUrl: current.webhookUrl ?? webhookUrl,
-        updatedAt: later(current.updatedAt, at),
+        ...touched(current, at),
       };
     }
     case 'webhook.delivery-requested': {
       const current = view ?? blankView(jobId, fact.payload.accountId, fact.payload.url, at);
-      if (view?.webhook && view.webhookUrl) return view;
       return {
         ...current,
+        accountId: current.accountId ?? fact.payload.accountId,
         webhookUrl: current.webhookUrl ?? fact.payload.url,
         webhook: current.webhook ?? pendingWebhook(),
-        updatedAt: later(current.updatedAt, at),
+        ...touched(current, at),
       };
     }
     case 'webhook.attempt-failed':
@@ -147,7 +159,7 @@ export function applyJobEvent(view: JobView | undefined, event: EventEnvelope): 
           lastError: fact.payload.lastError,
         };
       }
-      return { ...current, webhook: next, updatedAt: later(current.updatedAt, at) };
+      return { ...current, webhook: next, ...touched(current, at) };
     }
     default:
       return view;

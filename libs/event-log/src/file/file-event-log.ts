@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import type { EventEnvelope, StoredEvent } from '@thumbforge/contracts';
 import { DEAD_LETTER_TOPIC } from '../dead-letter.js';
 import {
+  assertSinglePartition,
   positionKey,
   type AppendOptions,
   type EventLog,
@@ -307,9 +308,10 @@ export class FileEventLog implements EventLog {
     }
   }
 
-  async append(topic: string, events: EventEnvelope[], _options?: AppendOptions): Promise<StoredEvent[]> {
+  async append(topic: string, events: EventEnvelope[], options: AppendOptions = {}): Promise<StoredEvent[]> {
     this.assertOpen();
     assertTopic(topic);
+    assertSinglePartition(topic, options.partition);
     if (!Array.isArray(events)) throw new TypeError('events must be an array');
     if (events.length === 0) return [];
     let state = this.topics.get(topic);
@@ -471,9 +473,7 @@ export class FileEventLog implements EventLog {
   ): AsyncIterable<StoredEvent> {
     this.assertOpen();
     assertTopic(topic);
-    if (options.partition !== undefined && options.partition !== 0) {
-      throw new RangeError(`topic ${topic} has a single partition (0)`);
-    }
+    assertSinglePartition(topic, options.partition);
     let from = options.fromOffset ?? 0;
     if (!isOffset(from)) throw new RangeError(`fromOffset must be a non-negative integer, not ${from}`);
     const end = this.host.end(topic);

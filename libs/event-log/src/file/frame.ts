@@ -26,6 +26,7 @@ export function cleanEnvelope(event: EventEnvelope): EventEnvelope {
     causationId: event.causationId,
     payload: event.payload,
   };
+  if (event.fence !== undefined) clean.fence = event.fence;
   if (event.headers !== undefined) clean.headers = event.headers;
   return clean;
 }

@@ -177,11 +177,15 @@ export class KafkaEventLog implements EventLog {
     if (events.length === 0) return [];
     const partitions = await this.topics.ensure(topic);
     this.assertOpen();
+    const target = options.partition;
+    if (target !== undefined && (!Number.isInteger(target) || target < 0 || target >= partitions)) {
+      throw new RangeError(`${topic} has no partition ${target}`);
+    }
     let bytes = 0;
     const items = events.map((event) => {
       const envelope = bareEnvelope(event);
       const key = options.key ?? envelope.aggregateId;
-      const partition = this.partitionOf(topic, key, partitions);
+      const partition = target ?? this.partitionOf(topic, key, partitions);
       const message = toMessage(envelope, key, partition);
       bytes += (message.value as Buffer).length;
       return { envelope, partition, message };

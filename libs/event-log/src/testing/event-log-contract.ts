@@ -81,6 +81,17 @@ export function describeEventLogContract(name: string, makeLog: () => Promise<Ev
         expect(await log.size(topic)).toBe(5);
       });
 
+      it('appends to a named partition, refuses one the topic does not have, and keeps owner epochs', async () => {
+        const topic = uniqueName('t');
+        await appendN(topic, 1);
+        const fenced = { ...testEvent(1), fence: 0 };
+        const stored = await log.append(topic, [fenced], { partition: 0, key: 'any-key' });
+        expect(stored.map((e) => [e.partition, e.offset, e.fence])).toEqual([[0, 1, 0]]);
+        expect((await collect(log.read(topic, { fromOffset: 1 })))[0]).toEqual(stored[0]);
+        await expect(log.append(topic, [testEvent(2)], { partition: 64 })).rejects.toThrow(RangeError);
+        expect(await log.size(topic)).toBe(2);
+      });
+
       it('reads back exactly what was appended, in offset order, from the start or any offset', async () => {
         const topic = uniqueName('t');
         const stored = await appendN(topic, 6);

@@ -1,7 +1,13 @@
 import type { EventEnvelope, StoredEvent } from '@thumbforge/contracts';
 import { DEAD_LETTER_TOPIC, deadLetterEvent } from '../dead-letter.js';
 import { SubscriptionClosedError } from '../file/file-subscription.js';
-import type { AppendOptions, EventLog, Subscription, SubscriptionOptions } from '../port.js';
+import {
+  assertSinglePartition,
+  type AppendOptions,
+  type EventLog,
+  type Subscription,
+  type SubscriptionOptions,
+} from '../port.js';
 
 interface Entry {
   seq: number;
@@ -20,8 +26,9 @@ export class MemoryEventLog implements EventLog {
   private seq = 0;
   private closed = false;
 
-  async append(topic: string, events: EventEnvelope[], _options?: AppendOptions): Promise<StoredEvent[]> {
+  async append(topic: string, events: EventEnvelope[], options: AppendOptions = {}): Promise<StoredEvent[]> {
     if (this.closed) throw new Error('the event log is closed');
+    assertSinglePartition(topic, options.partition);
     const entries = this.entries(topic);
     const stored = events.map((e, i) => ({
       ...structuredClone(e),

@@ -12,6 +12,8 @@ export interface CreateReferenceSetCommand {
   format: Format;
   /** Private-bucket keys of the 1 to 6 images the gateway validated and stored. */
   imageKeys: string[];
+  /** The owner epoch to stamp the facts with (see `OwnerFence`); none on an unfenced log. */
+  fence?: number;
 }
 
 /** Records a new reference set. Set ids are never reused, so a set id seen before (even removed) is a repeat. */
@@ -24,6 +26,7 @@ export class CreateReferenceSetUseCase {
 
   async execute({
     commandId,
+    fence,
     accountId,
     setId,
     format,
@@ -36,6 +39,6 @@ export class CreateReferenceSetUseCase {
       { accountId, setId, format, imageKeys },
       factOf(commandId, 'reference-set-created', accountId, this.clock.now()),
     );
-    return this.assets.commit(accountId, [fact]);
+    return this.assets.commit(accountId, [fact], fence);
   }
 }

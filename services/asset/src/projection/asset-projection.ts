@@ -7,13 +7,16 @@ import {
   type StoredEvent,
   type ThumbforgeEvent,
 } from '@thumbforge/contracts';
+import { admitsFact } from '@thumbforge/domain';
 import {
   EVENT_LOG,
   foldInto,
+  OwnerEpochs,
   Projection,
   unfolded,
   type EventLog,
   type FoldedDocument,
+  type OwnerEpochDocument,
 } from '@thumbforge/event-log';
 import { PROJECTION_STORE, type ProjectionStore } from '@thumbforge/projection-store';
 
@@ -22,6 +25,8 @@ export const LOGOS = 'asset_logos';
 export const REFERENCE_SETS = 'asset_reference_sets';
 /** Commands whose facts are applied: a command delivered again is recognised and decides nothing. */
 export const HANDLED_COMMANDS = 'asset_handled_commands';
+/** Per partition of the assets topic: the current owner epoch (offset of its latest marker). */
+export const EPOCHS = 'asset_epochs';
 
 /** id = accountId. */
 export interface SavedPhoto extends FoldedDocument {
@@ -96,10 +101,14 @@ export class AssetProjection extends Projection {
     return (await this.handledCommands.get(commandId)) !== undefined;
   }
 
-  /** Appends facts about one account and resolves once the projection has applied them. */
-  async commit(accountId: string, facts: EventEnvelope[]): Promise<StoredEvent[]> {
+  /**
+   * Appends facts about one account, stamped with the writer's owner epoch when it has one, and
+   * resolves once the projection has applied them (or dropped them as fenced out).
+   */
+  async commit(accountId: string, facts: EventEnvelope[], fence?: number): Promise<StoredEvent[]> {
     if (facts.length === 0) return [];
-    const stored = await this.log.append(TOPICS.assets, facts, { key: accountId });
+    const stamped = fence === undefined ? facts : facts.map((fact) => ({ ...fact, fence }));
+    const stored = await this.log.append(TOPICS.assets, stamped, { key: accountId });
     await this.settle(stored);
     return stored;
   }
@@ -113,12 +122,18 @@ export class AssetProjection extends Projection {
   private get referenceSets() {
     return this.store.collection<ReferenceSet>(REFERENCE_SETS);
   }
+  private get epochs() {
+    return new OwnerEpochs(this.store.collection<OwnerEpochDocument>(EPOCHS));
+  }
   private get handledCommands() {
     return this.store.collection<HandledCommand>(HANDLED_COMMANDS);
   }
 
   protected async apply(event: StoredEvent): Promise<void> {
+    if (await this.epochs.observe(event)) return;
     if (!ASSET_FACTS.has(event.type)) return;
+    // In log order: a fact stamped with an epoch before the partition's latest one is a stale writer's.
+    if (event.fence !== undefined && !admitsFact(await this.epochs.current(event), event)) return;
     const fact = event as StoredEvent & ThumbforgeEvent;
     switch (fact.type) {
       case 'asset.photo-saved': {

@@ -8,6 +8,8 @@ export interface RemoveLogoCommand {
   /** Id of the `asset.logo-remove-requested` event. */
   commandId: string;
   accountId: string;
+  /** The owner epoch to stamp the facts with (see `OwnerFence`); none on an unfenced log. */
+  fence?: number;
 }
 
 /** Forgets the account's saved logo; with none saved there is nothing to record. */
@@ -18,7 +20,7 @@ export class RemoveLogoUseCase {
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
-  async execute({ commandId, accountId }: RemoveLogoCommand): Promise<StoredEvent[]> {
+  async execute({ commandId, fence, accountId }: RemoveLogoCommand): Promise<StoredEvent[]> {
     if ((await this.assets.handled(commandId)) || !(await this.assets.logo(accountId))) return [];
     const fact = makeEvent(
       'asset.logo-removed',
@@ -26,6 +28,6 @@ export class RemoveLogoUseCase {
       { accountId },
       factOf(commandId, 'logo-removed', accountId, this.clock.now()),
     );
-    return this.assets.commit(accountId, [fact]);
+    return this.assets.commit(accountId, [fact], fence);
   }
 }

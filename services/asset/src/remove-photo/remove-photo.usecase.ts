@@ -8,6 +8,8 @@ export interface RemovePhotoCommand {
   /** Id of the `asset.photo-remove-requested` event. */
   commandId: string;
   accountId: string;
+  /** The owner epoch to stamp the facts with (see `OwnerFence`); none on an unfenced log. */
+  fence?: number;
 }
 
 /** Forgets the account's saved photo; with none saved there is nothing to record. */
@@ -18,7 +20,7 @@ export class RemovePhotoUseCase {
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
-  async execute({ commandId, accountId }: RemovePhotoCommand): Promise<StoredEvent[]> {
+  async execute({ commandId, fence, accountId }: RemovePhotoCommand): Promise<StoredEvent[]> {
     if ((await this.assets.handled(commandId)) || !(await this.assets.photo(accountId))) return [];
     const fact = makeEvent(
       'asset.photo-removed',
@@ -26,6 +28,6 @@ export class RemovePhotoUseCase {
       { accountId },
       factOf(commandId, 'photo-removed', accountId, this.clock.now()),
     );
-    return this.assets.commit(accountId, [fact]);
+    return this.assets.commit(accountId, [fact], fence);
   }
 }

@@ -9,6 +9,8 @@ export interface RemoveReferenceSetCommand {
   commandId: string;
   accountId: string;
   setId: string;
+  /** The owner epoch to stamp the facts with (see `OwnerFence`); none on an unfenced log. */
+  fence?: number;
 }
 
 /** Removes one of the account's reference sets; another account's set or an unknown one is left alone. */
@@ -19,7 +21,7 @@ export class RemoveReferenceSetUseCase {
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
-  async execute({ commandId, accountId, setId }: RemoveReferenceSetCommand): Promise<StoredEvent[]> {
+  async execute({ commandId, fence, accountId, setId }: RemoveReferenceSetCommand): Promise<StoredEvent[]> {
     if (await this.assets.handled(commandId)) return [];
     if (!(await this.assets.referenceSet(accountId, setId))) return [];
     const fact = makeEvent(
@@ -28,6 +30,6 @@ export class RemoveReferenceSetUseCase {
       { accountId, setId },
       factOf(commandId, 'reference-set-removed', accountId, this.clock.now()),
     );
-    return this.assets.commit(accountId, [fact]);
+    return this.assets.commit(accountId, [fact], fence);
   }
 }

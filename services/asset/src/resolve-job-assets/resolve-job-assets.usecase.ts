@@ -8,6 +8,8 @@ import { AssetProjection } from '../projection/asset-projection.js';
 export interface ResolveJobAssetsCommand extends JobAssetsRequestedV1 {
   /** Id of the `asset.job-assets-requested` event. */
   commandId: string;
+  /** The owner epoch to stamp the facts with (see `OwnerFence`); none on an unfenced log. */
+  fence?: number;
 }
 
 /** Answers the gateway's asset question for a job: the resolved assets, or why the job cannot have them. */
@@ -18,7 +20,7 @@ export class ResolveJobAssetsUseCase {
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
-  async execute({ commandId, ...request }: ResolveJobAssetsCommand): Promise<StoredEvent[]> {
+  async execute({ commandId, fence, ...request }: ResolveJobAssetsCommand): Promise<StoredEvent[]> {
     if (await this.assets.handled(commandId)) return [];
     const { accountId, jobId } = request;
     const [photo, logo, set] = await Promise.all([
@@ -47,6 +49,6 @@ export class ResolveJobAssetsUseCase {
           { jobId, accountId, reason: resolution.reason },
           factOf(commandId, 'rejected', jobId, now),
         );
-    return this.assets.commit(accountId, [fact]);
+    return this.assets.commit(accountId, [fact], fence);
   }
 }

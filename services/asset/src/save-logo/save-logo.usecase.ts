@@ -8,6 +8,8 @@ export interface SaveLogoCommand extends LogoPlacement {
   /** Id of the `asset.logo-save-requested` event. */
   commandId: string;
   accountId: string;
+  /** The owner epoch to stamp the facts with (see `OwnerFence`); none on an unfenced log. */
+  fence?: number;
 }
 
 /** Records the account's saved logo and its placement, replacing any earlier one. */
@@ -20,6 +22,7 @@ export class SaveLogoUseCase {
 
   async execute({
     commandId,
+    fence,
     accountId,
     key,
     position,
@@ -33,6 +36,6 @@ export class SaveLogoUseCase {
       { accountId, key, position, size, dropShadow },
       factOf(commandId, 'logo-saved', accountId, this.clock.now()),
     );
-    return this.assets.commit(accountId, [fact]);
+    return this.assets.commit(accountId, [fact], fence);
   }
 }

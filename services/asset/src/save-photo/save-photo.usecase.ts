@@ -10,6 +10,8 @@ export interface SavePhotoCommand {
   accountId: string;
   /** Private-bucket key of the photo the gateway validated and stored. */
   key: string;
+  /** The owner epoch to stamp the facts with (see `OwnerFence`); none on an unfenced log. */
+  fence?: number;
 }
 
 /** Records the account's saved photo, replacing any earlier one. */
@@ -20,7 +22,7 @@ export class SavePhotoUseCase {
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
-  async execute({ commandId, accountId, key }: SavePhotoCommand): Promise<StoredEvent[]> {
+  async execute({ commandId, fence, accountId, key }: SavePhotoCommand): Promise<StoredEvent[]> {
     if (await this.assets.handled(commandId)) return [];
     const fact = makeEvent(
       'asset.photo-saved',
@@ -28,6 +30,6 @@ export class SavePhotoUseCase {
       { accountId, key },
       factOf(commandId, 'photo-saved', accountId, this.clock.now()),
     );
-    return this.assets.commit(accountId, [fact]);
+    return this.assets.commit(accountId, [fact], fence);
   }
 }

@@ -10,6 +10,8 @@ export interface ChangeAccountCommand {
   accountId: string;
   plan?: Plan;
   apiAccess?: boolean;
+  /** The owner epoch to stamp the facts with (see `OwnerFence`); none on an unfenced log. */
+  fence?: number;
 }
 
 /**
@@ -24,7 +26,7 @@ export class ChangeAccountUseCase {
     @Inject(LOGGER) private readonly logger: Logger,
   ) {}
 
-  execute({ commandId, ...change }: ChangeAccountCommand): Promise<StoredEvent[]> {
+  execute({ commandId, fence, ...change }: ChangeAccountCommand): Promise<StoredEvent[]> {
     return this.ledgers.exclusive(change.accountId, async () => {
       const state = await this.ledgers.ledger(change.accountId);
       if (!state) {
@@ -35,7 +37,7 @@ export class ChangeAccountUseCase {
         return [];
       }
       const facts = decideChangeAccount(state, change, this.clock.now(), { causationId: commandId });
-      return this.ledgers.commit(change.accountId, facts);
+      return this.ledgers.commit(change.accountId, facts, fence);
     });
   }
 }

@@ -10,6 +10,8 @@ export interface OpenAccountCommand {
   accountId: string;
   plan: Plan;
   apiAccess: boolean;
+  /** The owner epoch to stamp the facts with (see `OwnerFence`); none on an unfenced log. */
+  fence?: number;
 }
 
 /** Opens an account with its first monthly period; re-sent for an existing account, it does nothing. */
@@ -20,13 +22,13 @@ export class OpenAccountUseCase {
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
-  execute({ commandId, accountId, plan, apiAccess }: OpenAccountCommand): Promise<StoredEvent[]> {
+  execute({ commandId, accountId, plan, apiAccess, fence }: OpenAccountCommand): Promise<StoredEvent[]> {
     return this.ledgers.exclusive(accountId, async () => {
       const state = await this.ledgers.ledger(accountId);
       const facts = decideOpenAccount(state, { accountId, plan, apiAccess }, this.clock.now(), {
         causationId: commandId,
       });
-      return this.ledgers.commit(accountId, facts);
+      return this.ledgers.commit(accountId, facts, fence);
     });
   }
 }

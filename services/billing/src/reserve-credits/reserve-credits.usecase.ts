@@ -9,6 +9,8 @@ export interface ReserveCreditsCommand {
   commandId: string;
   accountId: string;
   job: JobSpec;
+  /** The owner epoch to stamp the facts with (see `OwnerFence`); none on an unfenced log. */
+  fence?: number;
 }
 
 /**
@@ -24,7 +26,7 @@ export class ReserveCreditsUseCase {
     @Inject(LOGGER) private readonly logger: Logger,
   ) {}
 
-  execute({ commandId, accountId, job }: ReserveCreditsCommand): Promise<StoredEvent[]> {
+  execute({ commandId, accountId, job, fence }: ReserveCreditsCommand): Promise<StoredEvent[]> {
     return this.ledgers.exclusive(accountId, async () => {
       const state = await this.ledgers.ledger(accountId);
       if (!state) {
@@ -36,7 +38,7 @@ export class ReserveCreditsUseCase {
         return [];
       }
       const facts = decideReservation(state, { job }, this.clock.now(), { causationId: commandId });
-      return this.ledgers.commit(accountId, facts);
+      return this.ledgers.commit(accountId, facts, fence);
     });
   }
 }

@@ -5,8 +5,22 @@ import {
   type OnApplicationBootstrap,
 } from '@nestjs/common';
 import { TOPICS, type StoredEvent } from '@thumbforge/contracts';
-import { applyBillingEvent, applyJobEvent, type AccountLedger, type JobView } from '@thumbforge/domain';
-import { EVENT_LOG, foldInto, Projection, type EventLog, type FoldedDocument } from '@thumbforge/event-log';
+import {
+  admitsFact,
+  applyBillingEvent,
+  applyJobEvent,
+  type AccountLedger,
+  type JobView,
+} from '@thumbforge/domain';
+import {
+  EVENT_LOG,
+  foldInto,
+  OwnerEpochs,
+  Projection,
+  type EventLog,
+  type FoldedDocument,
+  type OwnerEpochDocument,
+} from '@thumbforge/event-log';
 import { ReadinessRegistry, hashApiKey } from '@thumbforge/platform';
 import { PROJECTION_STORE, type ProjectionStore } from '@thumbforge/projection-store';
 
@@ -29,6 +43,7 @@ function newAccount(id: string): AccountDoc {
 const KEYS = 'gateway_keys';
 const ACCOUNTS = 'gateway_accounts';
 const JOBS = 'gateway_jobs';
+const EPOCHS = 'gateway_epochs';
 
 /**
  * The gateway's read side: API keys (its own facts), accounts' plans and credits (billing's facts
@@ -65,6 +80,9 @@ export class GatewayReadModel
   private get jobs() {
     return this.store.collection<JobDoc>(JOBS);
   }
+  private get billingEpochs() {
+    return new OwnerEpochs(this.store.collection<OwnerEpochDocument>(EPOCHS));
+  }
 
   protected async apply(event: StoredEvent): Promise<void> {
     if (event.topic === TOPICS.gateway && event.type === 'gateway.api-key-issued') {
@@ -72,6 +90,10 @@ export class GatewayReadModel
       return;
     }
     if (event.topic === TOPICS.billing) {
+      // Billing's decisions are fenced: one made by a replica that had lost the partition never counts.
+      const epochs = this.billingEpochs;
+      if (await epochs.observe(event)) return;
+      if (event.fence !== undefined && !admitsFact(await epochs.current(event), event)) return;
       const accountId = event.aggregateId;
       await foldInto(this.accounts, accountId, event, (account) => {
         const ledger = applyBillingEvent(account?.ledger ?? undefined, event) ?? null;

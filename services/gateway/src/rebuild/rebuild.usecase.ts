@@ -1,7 +1,16 @@
 import { isDeepStrictEqual } from 'node:util';
 import { Inject, Injectable } from '@nestjs/common';
 import { TOPICS, type StoredEvent } from '@thumbforge/contracts';
-import { applyBillingEvent, applyJobEvent, type AccountLedger, type JobView } from '@thumbforge/domain';
+import {
+  admitsFact,
+  applyBillingEvent,
+  currentEpoch,
+  applyJobEvent,
+  observeFence,
+  type AccountLedger,
+  type JobView,
+  type EpochsByPartition,
+} from '@thumbforge/domain';
 import { EVENT_LOG, type EventLog } from '@thumbforge/event-log';
 import { GatewayReadModel } from '../read-model/gateway-read-model.js';
 
@@ -34,6 +43,7 @@ export class RebuildUseCase {
     const total = sizes.reduce((a, b) => a + b, 0);
     const ledgers = new Map<string, AccountLedger>();
     const jobs = new Map<string, JobView>();
+    let epochs: EpochsByPartition = {};
     let done = 0;
     // The last event replayed per partition: the live model must have applied it before comparing.
     const last = new Map<string, StoredEvent>();
@@ -46,6 +56,11 @@ export class RebuildUseCase {
       for await (const event of this.log.read(topic)) {
         last.set(`${event.topic}:${event.partition}`, event);
         if (topic === TOPICS.billing) {
+          epochs = observeFence(epochs, event);
+          if (!admitsFact(currentEpoch(epochs, event), event)) {
+            tick();
+            continue;
+          }
           const next = applyBillingEvent(ledgers.get(event.aggregateId), event);
           if (next) ledgers.set(event.aggregateId, next);
           if (event.type !== 'billing.credits-reserved') {

@@ -8,6 +8,7 @@ import { KafkaEventLog } from '@thumbforge/event-log/kafka';
 import { startInfrastructure, type RunningInfrastructure } from '@thumbforge/infra';
 import { billingHistory } from './billing-history.js';
 import { hopSteps, readClusterEvents, type HopStep } from './hops.js';
+import { measureFenceCost, type FenceMeasurement } from './fence.js';
 import {
   asyncEndToEnd,
   KeyRing,
@@ -41,6 +42,8 @@ export interface ClusterBenchOptions {
   accounts: number;
   /** Events of the start-up rows (embedded, with and without a snapshot); 0 leaves them out. */
   startupEvents: number;
+  /** Reservations per variant for the owner fence's cost (0: not measured). */
+  fenceReservations: number;
   progress: Progress;
 }
 
@@ -59,6 +62,7 @@ export interface ClusterBenchReport {
   modes: ModeReport[];
   replay: ReplayMeasurement[];
   startup?: StartupMeasurement[];
+  fence?: FenceMeasurement;
 }
 
 const SD_COST = 10;
@@ -227,8 +231,11 @@ export async function runClusterBench(options: ClusterBenchOptions): Promise<Clu
         replay.push(await replayInto('kafka', await openKafkaLog(brokers), history, progress));
       }
     }
+    await stopAll();
+    const fence =
+      options.fenceReservations > 0 ? await measureFenceCost(options.fenceReservations, progress) : undefined;
     const { progress: _progress, ...settings } = options;
-    return { options: settings, modes, replay, startup };
+    return { options: settings, modes, replay, startup, ...(fence ? { fence } : {}) };
   } finally {
     await stopAll();
   }

@@ -5,7 +5,7 @@ import { formatClusterReport } from './report.js';
 
 const USAGE = `usage: npm run bench:cluster -- [--events N] [--accounts N] [--sequential N] [--warmup N]
                                   [--connections N,N...] [--load-requests N] [--async-jobs N]
-                                  [--startup-events N]`;
+                                  [--startup-events N] [--fence-reservations N]`;
 
 function count(value: string | undefined, name: string, fallback: number, min: number, max: number): number {
   if (value === undefined) return fallback;
@@ -27,6 +27,7 @@ const { values } = parseArgs({
     'load-requests': { type: 'string' },
     'async-jobs': { type: 'string' },
     'startup-events': { type: 'string' },
+    'fence-reservations': { type: 'string' },
     help: { type: 'boolean', default: false },
   },
 });
@@ -46,6 +47,7 @@ const report = await runClusterBench({
   loadRequests: count(values['load-requests'], 'load-requests', 200, 1, 1_000_000),
   asyncJobs: count(values['async-jobs'], 'async-jobs', 30, 1, 100_000),
   startupEvents: count(values['startup-events'], 'startup-events', 1_000_000, 0, 100_000_000),
+  fenceReservations: count(values['fence-reservations'], 'fence-reservations', 200, 0, 450),
   progress: terminalProgress(),
 });
 console.log(formatClusterReport(report));

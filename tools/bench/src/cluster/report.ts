@@ -1,4 +1,5 @@
 import type { ClusterBenchReport, ModeReport } from './bench.js';
+import { formatFenceReport } from './fence.js';
 import type { ReplayMeasurement } from './replay.js';
 import { formatStartup, startupChecks } from '../startup/report.js';
 
@@ -168,6 +169,7 @@ export function formatClusterReport(report: ClusterBenchReport): string {
         `${r.accounts.toLocaleString('en-US')} ledgers, ${r.ledgersMatch ? 'equal to' : 'DIFFERENT FROM'} billing's`,
     ),
   ];
+  const fence = report.fence ? ['', ...formatFenceReport(report.fence)] : [];
   const startup = (report.startup ?? []).flatMap((s) => ['', ...formatStartup(s)]);
   const hops = report.modes.flatMap((m) =>
     m.hops
@@ -184,6 +186,7 @@ export function formatClusterReport(report: ClusterBenchReport): string {
     ...rows,
     ...hops,
     ...startup,
+    ...fence,
     '',
     ...checks,
     ...(targets.length > 0 ? ['', 'targets:', ...targets] : []),

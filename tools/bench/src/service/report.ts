@@ -37,7 +37,7 @@ function bestRenderOnly(report: ServiceBenchReport, connections: number): LoadRe
   return candidates.sort((a, b) => b.requestsPerSecond - a.requestsPerSecond)[0];
 }
 
-export function targetChecks(report: ServiceBenchReport): TargetCheck[] {
+export function serviceTargetChecks(report: ServiceBenchReport): TargetCheck[] {
   const checks: TargetCheck[] = [];
   const single = load(report, 'embedded', 1);
   if (single) {
@@ -133,7 +133,7 @@ export function formatServiceReport(report: ServiceBenchReport): string {
     lines.push(`${startup.label}: ${startup.ms === null ? '- (not measured by this run)' : ms(startup.ms)}`);
   }
   lines.push('', 'targets:');
-  for (const check of targetChecks(report)) {
+  for (const check of serviceTargetChecks(report)) {
     lines.push(`  ${check.pass ? 'PASS' : 'FAIL'}  ${check.label}: ${check.measured}`);
   }
   return lines.join('\n');

@@ -1,0 +1,374 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { appendFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { makeEvent, TOPICS, type JobSpec, type StoredEvent } from '@thumbforge/contracts';
+import {
+  admittedFacts,
+  applyBillingEvent,
+  foldLedger,
+  isBillingFact,
+  isOwnerFenced,
+  type AccountLedger,
+} from '@thumbforge/domain';
+import { unfolded, type FoldedDocument } from '@thumbforge/event-log';
+import { KafkaEventLog } from '@thumbforge/event-log/kafka';
+import { GatewayReadModel, RebuildUseCase } from '@thumbforge/gateway';
+import { startInfrastructure, type RunningInfrastructure } from '@thumbforge/infra';
+import { clusterEnv, freePort, serviceMain } from '@thumbforge/local-cluster';
+import { ReadinessRegistry } from '@thumbforge/platform';
+import { MongoProjectionStore } from '@thumbforge/projection-store/mongo';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+/**
+ * Reservations in the storm (STORM_JOBS overrides it when reproducing by hand; STORM_LOG_DIR keeps
+ * every replica's output there, one file per process).
+ */
+const JOBS = Number(process.env.STORM_JOBS ?? 2_000);
+const ACCOUNTS = 16;
+/** creator: 750 credits, 75 jobs at 10; every account asks for far more. */
+const PLAN = 'creator';
+const COST = 10;
+const SLOTS = 3;
+const PARTITIONS = 3;
+const SESSION_TIMEOUT_MS = 6_000;
+/** Reservation commands appended per second while the storm runs. */
+const RATE = 40;
+/**
+ * How long the backlog may take to drain once the storm is over. While partitions move every few
+ * hundred milliseconds little is decided (every assignment is fenced anew), so most decisions happen
+ * here, at the pace of FerretDB on a shared machine.
+ */
+const DRAIN_MS = 20 * 60_000;
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+interface Replica {
+  url: string;
+  child: ChildProcess;
+  exited: Promise<void>;
+  output: string[];
+  paused: boolean;
+}
+
+function job(accountId: string, n: number): JobSpec {
+  const jobId = `job_storm_${accountId}_${n}`;
+  return {
+    jobId,
+    generationId: `gen_${jobId}`,
+    accountId,
+    title: 'Storm',
+    category: 'auto',
+    model: 'sd',
+    outputFormat: 'webp',
+    usePhoto: false,
+    useLogo: false,
+    customAssetsId: null,
+    cost: COST,
+    webhookUrl: null,
+    requestedAt: new Date().toISOString(),
+    format: 'youtube',
+    photoKey: null,
+    logo: null,
+    references: null,
+  };
+}
+
+/**
+ * What the storm's stand-in renderer reports for a reservation: every third job fails, so its credits
+ * are released while the storm runs and later reservations of the account can use them; the others
+ * are still rendering.
+ */
+function outcome(reserved: StoredEvent) {
+  const { jobId, accountId } = reserved.payload as { jobId: string; accountId: string };
+  if (Number.parseInt(jobId.split('_').at(-1)!, 10) % 3 !== 0) return undefined;
+  return makeEvent(
+    'render.failed',
+    jobId,
+    { jobId, accountId, error: 'boom', webhookUrl: null },
+    { id: `${reserved.id}:outcome`, correlationId: jobId },
+  );
+}
+
+async function readAll(log: KafkaEventLog, topic: string): Promise<StoredEvent[]> {
+  const events: StoredEvent[] = [];
+  for await (const event of log.read(topic)) events.push(event);
+  return events;
+}
+
+/**
+ * Billing's one writer per account, while its partitions never stop moving: three replica slots, and
+ * every few hundred milliseconds a replica is started, stopped, killed with SIGKILL, or frozen with
+ * SIGSTOP past the session timeout (a zombie that wakes up and finishes its decision after its
+ * partitions moved on). Meanwhile thousands of reservations run against balances that cover a part
+ * of them, and a stand-in renderer captures or releases every reservation it sees.
+ */
+describe('billing under a rebalance storm on real Kafka', () => {
+  let infra: RunningInfrastructure;
+  let env: Record<string, string>;
+  let client: KafkaEventLog;
+  let gatewayStore: MongoProjectionStore;
+  let billingStore: MongoProjectionStore;
+  let readModel: GatewayReadModel;
+  const slots: (Replica | undefined)[] = Array.from({ length: SLOTS });
+  /** One port per slot: a slot is started again only once its last process has exited. */
+  const ports: number[] = [];
+  const counts = { started: 0, stopped: 0, killed: 0, paused: 0 };
+
+  function launch(slot: number): Replica {
+    const port = ports[slot]!;
+    const child = spawn(process.execPath, [serviceMain('billing')], {
+      env: { ...process.env, ...env, PORT: String(port) },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const output: string[] = [];
+    const collect = (chunk: string) => {
+      if (process.env.STORM_LOG_DIR)
+        appendFileSync(join(process.env.STORM_LOG_DIR, `billing-${child.pid}.log`), chunk);
+      output.push(...chunk.split('\n').filter(Boolean));
+      output.splice(0, Math.max(0, output.length - 60));
+    };
+    child.stdout!.setEncoding('utf8').on('data', collect);
+    child.stderr!.setEncoding('utf8').on('data', collect);
+    const replica: Replica = {
+      url: `http://127.0.0.1:${port}`,
+      child,
+      output,
+      paused: false,
+      exited: new Promise((resolve) => child.on('exit', () => resolve())),
+    };
+    void replica.exited.then(() => {
+      if (slots[slot] === replica) slots[slot] = undefined;
+    });
+    slots[slot] = replica;
+    counts.started++;
+    return replica;
+  }
+
+  async function ready(replica: Replica): Promise<void> {
+    for (;;) {
+      if (replica.child.exitCode !== null) throw new Error(`billing exited:\n${replica.output.join('\n')}`);
+      const res = await fetch(`${replica.url}/health/ready`).catch(() => undefined);
+      if (res?.status === 200) return;
+      await sleep(200);
+    }
+  }
+
+  beforeAll(async () => {
+    infra = await startInfrastructure({ services: ['kafka', 'mongo', 's3'], onProgress: () => {} });
+    env = {
+      ...clusterEnv(infra, randomBytes(24).toString('hex')),
+      LOG_LEVEL: 'warn',
+      KAFKA_PARTITIONS: String(PARTITIONS),
+      KAFKA_SESSION_TIMEOUT_MS: String(SESSION_TIMEOUT_MS),
+    };
+    for (let slot = 0; slot < SLOTS; slot++) ports.push(await freePort());
+    const brokers = infra.kafka.brokers;
+    client = new KafkaEventLog({ brokers, partitions: PARTITIONS, sessionTimeoutMs: SESSION_TIMEOUT_MS });
+    await client.open();
+    await client.createTopics([TOPICS.billing, TOPICS.jobs, TOPICS.webhooks, TOPICS.gateway]);
+    const uri = env.MONGODB_URI!;
+    gatewayStore = new MongoProjectionStore({ uri, collectionPrefix: 'gateway_' });
+    billingStore = new MongoProjectionStore({ uri, collectionPrefix: 'billing_' });
+    await gatewayStore.open();
+    await billingStore.open();
+    readModel = new GatewayReadModel(client, gatewayStore, new ReadinessRegistry());
+  }, 600_000);
+
+  afterAll(async () => {
+    for (const replica of slots) {
+      if (!replica) continue;
+      if (replica.paused) replica.child.kill('SIGCONT');
+      replica.child.kill('SIGKILL');
+      await replica.exited;
+    }
+    await readModel?.close();
+    await gatewayStore?.close();
+    await billingStore?.close();
+    await client?.close();
+    await infra?.stop();
+  });
+
+  it(
+    `${JOBS} reservations while replicas join, leave, die and freeze: no overdraw at any point, each decided once, rebuilds equal the read models`,
+    async () => {
+      const next = Math.random;
+      const accounts = Array.from({ length: ACCOUNTS }, (_, i) => `acc_storm${i}`);
+      await Promise.all(Array.from({ length: SLOTS }, (_, slot) => ready(launch(slot))));
+      await client.append(
+        TOPICS.billing,
+        accounts.map((accountId) =>
+          makeEvent('billing.account-open-requested', accountId, { accountId, plan: PLAN, apiAccess: true }),
+        ),
+      );
+
+      // The stand-in renderer: one outcome per reservation it sees, as rendering would.
+      const rendered = new Set<string>();
+      const renderer = await client.subscribe({
+        group: 'storm.renderer',
+        topics: [TOPICS.billing],
+        from: 'beginning',
+        handle: async (event) => {
+          if (event.type !== 'billing.credits-reserved') return;
+          const { jobId } = event.payload as { jobId: string };
+          if (rendered.has(jobId)) return;
+          rendered.add(jobId);
+          const failed = outcome(event);
+          if (failed) await client.append(TOPICS.jobs, [failed]);
+        },
+      });
+
+      let sending = true;
+      const storm = (async () => {
+        while (sending) {
+          await sleep(250 + next() * 400);
+          const live = slots.flatMap((r, slot) => (r && !r.paused ? [slot] : []));
+          const empty = slots.flatMap((r, slot) => (r ? [] : [slot]));
+          const roll = next();
+          if (empty.length > 0 && (roll < 0.4 || live.length <= 1)) {
+            launch(empty[Math.floor(next() * empty.length)]!);
+            continue;
+          }
+          if (live.length <= 1) continue;
+          const replica = slots[live[Math.floor(next() * live.length)]!]!;
+          if (roll < 0.7) {
+            replica.child.kill('SIGTERM');
+            counts.stopped++;
+          } else if (roll < 0.88) {
+            replica.child.kill('SIGKILL');
+            counts.killed++;
+          } else {
+            // Frozen past the session timeout: its partitions move on, then it wakes up mid-decision.
+            replica.child.kill('SIGSTOP');
+            replica.paused = true;
+            counts.paused++;
+            setTimeout(() => {
+              replica.child.kill('SIGCONT');
+              replica.paused = false;
+            }, SESSION_TIMEOUT_MS + 1_500);
+          }
+        }
+      })();
+
+      const jobs: JobSpec[] = [];
+      for (let n = 0; n < JOBS; n++) jobs.push(job(accounts[n % ACCOUNTS]!, n));
+      for (let from = 0; from < jobs.length; from += RATE / 4) {
+        const batch = jobs.slice(from, from + RATE / 4);
+        await Promise.all(
+          batch.map((spec) =>
+            client.append(TOPICS.billing, [
+              makeEvent(
+                'billing.reservation-requested',
+                spec.accountId!,
+                { job: spec },
+                { correlationId: spec.jobId },
+              ),
+            ]),
+          ),
+        );
+        await sleep(250);
+      }
+      sending = false;
+      await storm;
+
+      // Calm again: every slot runs, nobody frozen, and the backlog drains.
+      for (const [slot, replica] of slots.entries()) {
+        if (replica?.paused) {
+          replica.child.kill('SIGCONT');
+          replica.paused = false;
+        }
+        if (!replica) launch(slot);
+      }
+      process.stderr.write(`[storm] ${JSON.stringify(counts)}\n`);
+      const jobIds = new Set(jobs.map((j) => j.jobId));
+      let billing: StoredEvent[];
+      let facts: StoredEvent[];
+      for (const deadline = Date.now() + DRAIN_MS; ;) {
+        billing = await readAll(client, TOPICS.billing);
+        facts = [...admittedFacts(billing)].filter(isBillingFact);
+        const decided = new Set<string>();
+        const unreleased = new Set<string>();
+        for (const fact of facts) {
+          const { jobId } = fact.payload as { jobId?: string };
+          if (!jobId) continue;
+          if (fact.type === 'billing.credits-reserved') {
+            decided.add(jobId);
+            if (outcome(fact)) unreleased.add(jobId);
+          }
+          if (fact.type === 'billing.credits-rejected') decided.add(jobId);
+          if (fact.type === 'billing.credits-released') unreleased.delete(jobId);
+        }
+        if ([...jobIds].every((id) => decided.has(id)) && unreleased.size === 0) break;
+        if (Date.now() > deadline) {
+          for (const [slot, replica] of slots.entries()) {
+            process.stderr.write(`--- billing slot ${slot}\n${replica?.output.join('\n') ?? '(none)'}\n`);
+          }
+          const undecided = [...jobIds].filter((id) => !decided.has(id)).length;
+          throw new Error(`undecided: ${undecided}, unreleased ${unreleased.size}`);
+        }
+        await sleep(2_000);
+      }
+      await renderer.close();
+      // The gateway's live projection starts only now, from the beginning of the log, so that it does
+      // not share FerretDB with billing while the storm runs; it folds the topics as its consumers
+      // reach them, as it would live.
+      await readModel.start();
+
+      // 1. No account's used + reserved ever exceeds its allowance, fact by fact.
+      const ledgers = new Map<string, AccountLedger>();
+      let worst = 0;
+      for (const fact of facts) {
+        const accountId = (fact.payload as { accountId: string }).accountId;
+        const ledger = applyBillingEvent(ledgers.get(accountId), fact);
+        if (!ledger) continue;
+        ledgers.set(accountId, ledger);
+        worst = Math.max(worst, ledger.used + ledger.reserved - ledger.allowance);
+      }
+      expect(worst).toBeLessThanOrEqual(0);
+
+      // 2. Every reservation decided exactly once: one admitted decision per job, none twice.
+      const decisions = new Map<string, number>();
+      for (const fact of facts) {
+        if (fact.type !== 'billing.credits-reserved' && fact.type !== 'billing.credits-rejected') continue;
+        const { jobId } = fact.payload as { jobId: string };
+        decisions.set(jobId, (decisions.get(jobId) ?? 0) + 1);
+      }
+      expect(decisions.size).toBe(JOBS);
+      expect([...decisions.values()].filter((n) => n !== 1)).toEqual([]);
+      const reserved = facts.filter((f) => f.type === 'billing.credits-reserved').length;
+      // The first 75 of each account always fit, and released credits were used again; far from all fit.
+      const allowanceJobs = ACCOUNTS * Math.min(75, Math.ceil(JOBS / ACCOUNTS));
+      expect(reserved).toBeGreaterThanOrEqual(allowanceJobs);
+      if (JOBS > allowanceJobs) expect(reserved).toBeLessThan(JOBS);
+
+      // 3. The ledger rebuilt from Kafka equals billing's read model, account by account.
+      const rebuilt = foldLedger(admittedFacts(billing));
+      const live: Record<string, AccountLedger> = {};
+      for (const accountId of accounts) {
+        const doc = await billingStore
+          .collection<AccountLedger & FoldedDocument>('billing_accounts')
+          .get(accountId);
+        const { id: _id, ...ledger } = unfolded(doc!) as AccountLedger & { id: string };
+        live[accountId] = ledger;
+      }
+      expect(rebuilt).toEqual(live);
+
+      // 4. The gateway's ledgers and job views rebuilt from Kafka equal its live read model.
+      const report = await new RebuildUseCase(client, readModel).execute();
+      expect(report.accounts).toMatchObject({ count: ACCOUNTS, equal: true });
+      expect(report.jobs).toMatchObject({ equal: true });
+      expect(report.jobs.count).toBeGreaterThanOrEqual(reserved);
+
+      const markers = billing.filter(isOwnerFenced).length;
+      const fencedOut = billing.filter(
+        (e) => isBillingFact(e) && !facts.includes(e) && e.fence !== undefined,
+      ).length;
+      process.stderr.write(
+        `[storm] ${JOBS} reservations, ${reserved} reserved, ${markers} owner markers, ${fencedOut} facts fenced out\n`,
+      );
+      // The storm really moved the partitions: every start and every rebalance fences anew.
+      expect(markers).toBeGreaterThan(10);
+    },
+    30 * 60_000,
+  );
+});
