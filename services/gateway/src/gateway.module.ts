@@ -11,6 +11,7 @@ import { CdnController } from './cdn/cdn.controller.js';
 import { GenerateController } from './generate/generate.controller.js';
 import { GenerateUseCase } from './generate/generate.usecase.js';
 import { ErrorFilter } from './http/error.filter.js';
+import { IdempotentGenerateUseCase } from './idempotency/idempotent-generate.usecase.js';
 import { GetJobUseCase } from './jobs/get-job.usecase.js';
 import { JobsController } from './jobs/jobs.controller.js';
 import { Replies } from './messaging/replies.js';
@@ -51,6 +52,7 @@ export class GatewayModule {
         RateLimitGuard,
         AdminGuard,
         GenerateUseCase,
+        IdempotentGenerateUseCase,
         GetJobUseCase,
         AccountsUseCase,
         AssetsUseCase,

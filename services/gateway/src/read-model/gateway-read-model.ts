@@ -5,7 +5,15 @@ import {
   type OnApplicationBootstrap,
 } from '@nestjs/common';
 import { TOPICS, type StoredEvent } from '@thumbforge/contracts';
-import { applyBillingEvent, applyJobEvent, type AccountLedger, type JobView } from '@thumbforge/domain';
+import {
+  applyBillingEvent,
+  applyIdempotencyEvent,
+  applyJobEvent,
+  idempotencyRecordId,
+  type AccountLedger,
+  type IdempotencyRecord,
+  type JobView,
+} from '@thumbforge/domain';
 import { EVENT_LOG, foldInto, Projection, type EventLog, type FoldedDocument } from '@thumbforge/event-log';
 import { ReadinessRegistry, hashApiKey } from '@thumbforge/platform';
 import { PROJECTION_STORE, type ProjectionStore } from '@thumbforge/projection-store';
@@ -21,6 +29,7 @@ export interface AccountDoc extends FoldedDocument {
   ledger: AccountLedger | null;
 }
 export type JobDoc = JobView & FoldedDocument;
+export type IdempotencyDoc = IdempotencyRecord & FoldedDocument;
 
 function newAccount(id: string): AccountDoc {
   return { id, currentKeyHash: null, previousKeyHash: null, ledger: null };
@@ -29,10 +38,12 @@ function newAccount(id: string): AccountDoc {
 const KEYS = 'gateway_keys';
 const ACCOUNTS = 'gateway_accounts';
 const JOBS = 'gateway_jobs';
+const IDEMPOTENCY = 'gateway_idempotency_keys';
 
 /**
  * The gateway's read side: API keys (its own facts), accounts' plans and credits (billing's facts
- * folded with the domain ledger), and job state (reservation, render and webhook facts).
+ * folded with the domain ledger), job state (reservation, render and webhook facts) and idempotency
+ * keys (its own facts).
  */
 @Injectable()
 export class GatewayReadModel
@@ -65,10 +76,22 @@ export class GatewayReadModel
   private get jobs() {
     return this.store.collection<JobDoc>(JOBS);
   }
+  private get idempotencyKeys() {
+    return this.store.collection<IdempotencyDoc>(IDEMPOTENCY);
+  }
 
   protected async apply(event: StoredEvent): Promise<void> {
     if (event.topic === TOPICS.gateway && event.type === 'gateway.api-key-issued') {
       await this.applyKeyIssued(event);
+      return;
+    }
+    if (event.topic === TOPICS.gateway) {
+      if (!event.type.startsWith('gateway.idempotency-key-')) return;
+      const { accountId, key } = event.payload as { accountId: string; key: string };
+      await foldInto(this.idempotencyKeys, idempotencyRecordId(accountId, key), event, (current) => {
+        const next = applyIdempotencyEvent(current, event);
+        return next && next !== current ? { ...next, id: idempotencyRecordId(accountId, key) } : current;
+      });
       return;
     }
     if (event.topic === TOPICS.billing) {
@@ -122,6 +145,10 @@ export class GatewayReadModel
 
   job(jobId: string): Promise<JobDoc | undefined> {
     return this.jobs.get(jobId);
+  }
+
+  idempotencyKey(accountId: string, key: string): Promise<IdempotencyDoc | undefined> {
+    return this.idempotencyKeys.get(idempotencyRecordId(accountId, key));
   }
 
   async allAccounts(): Promise<AccountDoc[]> {
