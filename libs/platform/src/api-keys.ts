@@ -18,6 +18,11 @@ export function generateApiKey(): string {
   return out;
 }
 
+/** A Standard Webhooks secret: `whsec_` and base64 of 24 random bytes (the spec allows 24 to 64). */
+export function generateWebhookSecret(): string {
+  return `whsec_${randomBytes(24).toString('base64')}`;
+}
+
 export function hashApiKey(key: string): string {
   return createHash('sha256').update(key, 'utf8').digest('hex');
 }

@@ -79,6 +79,15 @@ program
   .description('issue a new API key; the old one stops working at once')
   .action(async (id: string) => print(await call('POST', `/admin/v1/accounts/${id}/api-keys`)));
 program
+  .command('webhook-secret <accountId>')
+  .description('issue a new Standard Webhooks secret (whsec_…); earlier ones keep signing for the overlap')
+  .option('--overlap <seconds>', 'how long earlier secrets keep signing', '86400')
+  .action(async (id: string, opts: { overlap: string }) => {
+    const overlapSeconds = Number(opts.overlap);
+    if (!Number.isInteger(overlapSeconds)) fail('--overlap must be a whole number of seconds');
+    print(await call('POST', `/admin/v1/accounts/${id}/webhook-secrets`, { overlapSeconds }));
+  });
+program
   .command('ledger <accountId>')
   .description("the account's credit ledger, newest first")
   .action(async (id: string) => print(await call('GET', `/admin/v1/accounts/${id}/ledger`)));

@@ -7,6 +7,8 @@ import {
   type AccountDto,
   type CreateAccountDto,
   type CreatedAccountDto,
+  type IssueWebhookSecretDto,
+  type WebhookSecretDto,
   type LedgerEntryDto,
   type UpdateAccountDto,
 } from '@thumbforge/contracts';
@@ -17,6 +19,7 @@ import {
   CONFIG,
   encryptApiKey,
   generateApiKey,
+  generateWebhookSecret,
   hashApiKey,
   type Clock,
   type Config,
@@ -26,6 +29,7 @@ import { Replies } from '../messaging/replies.js';
 import { GatewayReadModel, type AccountDoc } from '../read-model/gateway-read-model.js';
 
 const REPLY_TIMEOUT_MS = 30_000;
+const DEFAULT_SECRET_OVERLAP_S = 24 * 60 * 60;
 
 /** The admin side of accounts and API keys (DESIGN §6). Plans and credits are billing's facts. */
 @Injectable()
@@ -93,6 +97,31 @@ export class AccountsUseCase {
   async rotateKey(accountId: string): Promise<{ apiKey: string }> {
     await this.require(accountId);
     return { apiKey: await this.issueKey(accountId) };
+  }
+
+  /**
+   * A new Standard Webhooks secret; deliveries sign with it at once and, for the overlap, with the
+   * ones before it too, so receivers can switch secrets without rejecting a delivery.
+   */
+  async issueWebhookSecret(accountId: string, dto: IssueWebhookSecretDto): Promise<WebhookSecretDto> {
+    await this.require(accountId);
+    const secret = generateWebhookSecret();
+    const overlapMs = (dto.overlapSeconds ?? DEFAULT_SECRET_OVERLAP_S) * 1000;
+    const previousSecretsExpireAt = new Date(this.clock.now().getTime() + overlapMs).toISOString();
+    await this.log.append(TOPICS.gateway, [
+      makeEvent(
+        'gateway.webhook-secret-issued',
+        accountId,
+        {
+          accountId,
+          secretCiphertext: encryptApiKey(secret, this.config.keyEncryptionSecret),
+          secretHint: secret.slice(-4),
+          previousExpireAt: previousSecretsExpireAt,
+        },
+        { correlationId: accountId, occurredAt: this.clock.now() },
+      ),
+    ]);
+    return { secret, previousSecretsExpireAt };
   }
 
   async ledger(accountId: string): Promise<LedgerEntryDto[]> {

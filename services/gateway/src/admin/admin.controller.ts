@@ -19,11 +19,13 @@ import {
   CreatedAccountDto,
   CreateReferenceSetDto,
   ErrorDto,
+  IssueWebhookSecretDto,
   LedgerEntryDto,
   ReferenceSetDto,
   SaveLogoDto,
   SavePhotoDto,
   UpdateAccountDto,
+  WebhookSecretDto,
 } from '@thumbforge/contracts';
 import type { Response } from 'express';
 import { JsonObjectPipe } from '../http/json-object.pipe.js';
@@ -72,6 +74,16 @@ export class AdminController {
   @ApiCreatedResponse({ type: ApiKeyDto })
   rotateKey(@Param('id') id: string): Promise<ApiKeyDto> {
     return this.accounts.rotateKey(id);
+  }
+
+  @Post('accounts/:id/webhook-secrets')
+  @ApiCreatedResponse({ type: WebhookSecretDto })
+  @ApiResponse({ status: 404, type: ErrorDto })
+  issueWebhookSecret(
+    @Param('id') id: string,
+    @Body(...body()) dto: IssueWebhookSecretDto,
+  ): Promise<WebhookSecretDto> {
+    return this.accounts.issueWebhookSecret(id, dto);
   }
 
   @Put('accounts/:id/photo')
