@@ -23,6 +23,13 @@ export function generateWebhookSecret(): string {
   return `whsec_${randomBytes(24).toString('base64')}`;
 }
 
+/** The secret of an account's signed image URLs: `tfus_` and 32 random base62 characters. */
+export function generateUrlSigningSecret(): string {
+  let out = 'tfus_';
+  for (let i = 0; i < 32; i++) out += BASE62[randomInt(62)];
+  return out;
+}
+
 export function hashApiKey(key: string): string {
   return createHash('sha256').update(key, 'utf8').digest('hex');
 }

@@ -88,6 +88,10 @@ program
     print(await call('POST', `/admin/v1/accounts/${id}/webhook-secrets`, { overlapSeconds }));
   });
 program
+  .command('url-secret <accountId>')
+  .description('issue the secret of signed image URLs; URLs signed with the previous one stop working')
+  .action(async (id: string) => print(await call('POST', `/admin/v1/accounts/${id}/url-signing-secrets`)));
+program
   .command('ledger <accountId>')
   .description("the account's credit ledger, newest first")
   .action(async (id: string) => print(await call('GET', `/admin/v1/accounts/${id}/ledger`)));

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { idempotencyChecks } from './suites/idempotency.js';
-import { admin, generate, startApp } from './support/app.js';
+import { admin, asTarget, generate, startApp } from './support/app.js';
 import { decode } from './support/images.js';
 import { startProcess } from './support/process.js';
 
@@ -14,13 +14,7 @@ describe('Idempotency-Key', () => {
   describe('on the embedded service', () =>
     idempotencyChecks(async () => {
       const app = await startApp(ENV);
-      return {
-        url: app.url,
-        cdnUrl: app.config.cdnUrl,
-        now: () => app.clock.now(),
-        tick: () => app.clock.advance(1000),
-        close: () => app.close(),
-      };
+      return asTarget(app);
     }));
 
   it('keys expire 24 h after their first use', async () => {

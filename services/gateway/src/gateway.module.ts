@@ -20,6 +20,8 @@ import { SharedRateLimiter } from './rate-limit/shared-rate-limiter.js';
 import { RateLimitGuard } from './rate-limit/rate-limit.guard.js';
 import { GatewayReadModel } from './read-model/gateway-read-model.js';
 import { RebuildUseCase } from './rebuild/rebuild.usecase.js';
+import { SignedImageController } from './signed-image/signed-image.controller.js';
+import { SignedImageUseCase } from './signed-image/signed-image.usecase.js';
 
 export interface GatewayModuleOptions {
   /** Serve the public bucket under /cdn (embedded mode). */
@@ -34,6 +36,7 @@ export class GatewayModule {
       controllers: [
         GenerateController,
         JobsController,
+        SignedImageController,
         AdminController,
         ...(options.serveCdn ? [CdnController] : []),
       ],
@@ -53,6 +56,7 @@ export class GatewayModule {
         AdminGuard,
         GenerateUseCase,
         IdempotentGenerateUseCase,
+        SignedImageUseCase,
         GetJobUseCase,
         AccountsUseCase,
         AssetsUseCase,

@@ -85,6 +85,14 @@ export class WebhookSecretDto {
   previousSecretsExpireAt!: string;
 }
 
+export class UrlSigningSecretDto {
+  @ApiProperty({
+    description:
+      'Signs image URLs (`GET /v1/og/…`); shown once. Issuing another replaces it, and URLs signed with this one then answer 403.',
+  })
+  secret!: string;
+}
+
 export class SavePhotoDto {
   @ApiProperty({ description: 'Data URL of a PNG, JPEG or WebP image, at most 2 MB decoded.' })
   @IsString({ message: 'image must be a data URL string' })

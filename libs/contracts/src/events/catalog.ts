@@ -33,6 +33,13 @@ export interface WebhookSecretIssuedV1 {
   previousExpireAt: string;
 }
 
+/** The account's secret for signed image URLs; it replaces the one before (whose URLs stop working). */
+export interface UrlSigningSecretIssuedV1 {
+  accountId: string;
+  secretCiphertext: string;
+  secretHint: string;
+}
+
 /**
  * A request carrying an `Idempotency-Key` asks to run as `jobId`. The first claim of an account's key
  * in log order wins until `lockExpiresAt`, or for 24 h once completed; later claims see the winner.
@@ -266,6 +273,7 @@ export interface WebhookExhaustedV1 {
 export interface EventPayloads {
   'gateway.api-key-issued': ApiKeyIssuedV1;
   'gateway.webhook-secret-issued': WebhookSecretIssuedV1;
+  'gateway.url-signing-secret-issued': UrlSigningSecretIssuedV1;
   'gateway.idempotency-key-claimed': IdempotencyKeyClaimedV1;
   'gateway.idempotency-key-completed': IdempotencyKeyCompletedV1;
   'gateway.idempotency-key-released': IdempotencyKeyReleasedV1;

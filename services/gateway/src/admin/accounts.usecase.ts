@@ -8,6 +8,7 @@ import {
   type CreateAccountDto,
   type CreatedAccountDto,
   type IssueWebhookSecretDto,
+  type UrlSigningSecretDto,
   type WebhookSecretDto,
   type LedgerEntryDto,
   type UpdateAccountDto,
@@ -19,6 +20,7 @@ import {
   CONFIG,
   encryptApiKey,
   generateApiKey,
+  generateUrlSigningSecret,
   generateWebhookSecret,
   hashApiKey,
   type Clock,
@@ -122,6 +124,26 @@ export class AccountsUseCase {
       ),
     ]);
     return { secret, previousSecretsExpireAt };
+  }
+
+  /** The secret of signed image URLs; the one before stops verifying at once (that is how to revoke). */
+  async issueUrlSigningSecret(accountId: string): Promise<UrlSigningSecretDto> {
+    await this.require(accountId);
+    const secret = generateUrlSigningSecret();
+    const stored = await this.log.append(TOPICS.gateway, [
+      makeEvent(
+        'gateway.url-signing-secret-issued',
+        accountId,
+        {
+          accountId,
+          secretCiphertext: encryptApiKey(secret, this.config.keyEncryptionSecret),
+          secretHint: secret.slice(-4),
+        },
+        { correlationId: accountId, occurredAt: this.clock.now() },
+      ),
+    ]);
+    await this.readModel.settle(stored);
+    return { secret };
   }
 
   async ledger(accountId: string): Promise<LedgerEntryDto[]> {

@@ -25,6 +25,7 @@ import {
   SaveLogoDto,
   SavePhotoDto,
   UpdateAccountDto,
+  UrlSigningSecretDto,
   WebhookSecretDto,
 } from '@thumbforge/contracts';
 import type { Response } from 'express';
@@ -84,6 +85,13 @@ export class AdminController {
     @Body(...body()) dto: IssueWebhookSecretDto,
   ): Promise<WebhookSecretDto> {
     return this.accounts.issueWebhookSecret(id, dto);
+  }
+
+  @Post('accounts/:id/url-signing-secrets')
+  @ApiCreatedResponse({ type: UrlSigningSecretDto })
+  @ApiResponse({ status: 404, type: ErrorDto })
+  issueUrlSigningSecret(@Param('id') id: string): Promise<UrlSigningSecretDto> {
+    return this.accounts.issueUrlSigningSecret(id);
   }
 
   @Put('accounts/:id/photo')

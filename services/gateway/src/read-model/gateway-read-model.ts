@@ -27,6 +27,8 @@ export interface AccountDoc extends FoldedDocument {
   /** The key the current one replaced, whose document is deleted once the current one is written. */
   previousKeyHash?: string | null;
   ledger: AccountLedger | null;
+  /** The secret of signed image URLs, encrypted as on the log. */
+  urlSigningSecretCiphertext?: string;
 }
 export type JobDoc = JobView & FoldedDocument;
 export type IdempotencyDoc = IdempotencyRecord & FoldedDocument;
@@ -83,6 +85,17 @@ export class GatewayReadModel
   protected async apply(event: StoredEvent): Promise<void> {
     if (event.topic === TOPICS.gateway && event.type === 'gateway.api-key-issued') {
       await this.applyKeyIssued(event);
+      return;
+    }
+    if (event.topic === TOPICS.gateway && event.type === 'gateway.url-signing-secret-issued') {
+      const { accountId, secretCiphertext } = event.payload as {
+        accountId: string;
+        secretCiphertext: string;
+      };
+      await foldInto(this.accounts, accountId, event, (current) => ({
+        ...(current ?? newAccount(accountId)),
+        urlSigningSecretCiphertext: secretCiphertext,
+      }));
       return;
     }
     if (event.topic === TOPICS.gateway) {
