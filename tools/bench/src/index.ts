@@ -11,3 +11,4 @@ export { formatClusterReport, reportRows, COLUMNS as CLUSTER_REPORT_COLUMNS } fr
 export { ledgerDigest, measureReplay, type ReplayLog, type ReplayMeasurement } from './cluster/replay.js';
 export { silentProgress, terminalProgress, type Progress } from './cluster/progress.js';
 export { percentile, summarize, type LatencySummary } from './cluster/stats.js';
+export * from './api/bench.js';
