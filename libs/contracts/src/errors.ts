@@ -22,12 +22,17 @@ export const ERROR_CODES = {
   UNAUTHORIZED: 'UNAUTHORIZED',
   ADMIN_DISABLED: 'ADMIN_DISABLED',
   INTERNAL_ERROR: 'INTERNAL_ERROR',
+  INVALID_IDEMPOTENCY_KEY: 'INVALID_IDEMPOTENCY_KEY',
+  IDEMPOTENCY_KEY_REUSED: 'IDEMPOTENCY_KEY_REUSED',
+  IDEMPOTENCY_KEY_IN_USE: 'IDEMPOTENCY_KEY_IN_USE',
+  INVALID_SIGNATURE: 'INVALID_SIGNATURE',
+  URL_EXPIRED: 'URL_EXPIRED',
 } as const;
 export type ErrorCode = (typeof ERROR_CODES)[keyof typeof ERROR_CODES];
 
 /** A rejection a service decides and the gateway turns into an HTTP status. */
 export interface Rejection {
-  status: 400 | 401 | 403 | 404 | 413 | 429 | 500;
+  status: 400 | 401 | 403 | 404 | 409 | 413 | 422 | 429 | 500;
   code: ErrorCode;
   error: string;
 }

@@ -4,3 +4,4 @@ export * from './ledger/decisions.js';
 export * from './jobs/job-view.js';
 export * from './assets/resolve-job-assets.js';
 export * from './fence/owner-fence.js';
+export * from './idempotency/idempotency-record.js';

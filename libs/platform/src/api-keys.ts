@@ -18,6 +18,18 @@ export function generateApiKey(): string {
   return out;
 }
 
+/** A Standard Webhooks secret: `whsec_` and base64 of 24 random bytes (the spec allows 24 to 64). */
+export function generateWebhookSecret(): string {
+  return `whsec_${randomBytes(24).toString('base64')}`;
+}
+
+/** The secret of an account's signed image URLs: `tfus_` and 32 random base62 characters. */
+export function generateUrlSigningSecret(): string {
+  let out = 'tfus_';
+  for (let i = 0; i < 32; i++) out += BASE62[randomInt(62)];
+  return out;
+}
+
 export function hashApiKey(key: string): string {
   return createHash('sha256').update(key, 'utf8').digest('hex');
 }

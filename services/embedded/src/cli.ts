@@ -1,11 +1,17 @@
 #!/usr/bin/env node
 import { Command, Option } from 'commander';
 import { SingleBar, Presets } from 'cli-progress';
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { PLANS } from '@thumbforge/contracts';
+import { CsvError, planCsvJobs, runCsvJobs } from './generate-csv.js';
 
-/** The admin API from a shell (DESIGN §6): the same operations, plus `rebuild` with a progress bar. */
+/**
+ * The admin API from a shell (DESIGN §6): the same operations, plus `rebuild` with a progress bar,
+ * and `generate`, which makes thumbnails for the rows of a CSV with an account's API key.
+ */
 const program = new Command('thumbforge')
-  .description('Administer a running Thumbforge service')
+  .description('Administer a running Thumbforge service, or generate thumbnails from a CSV')
   .option(
     '--url <url>',
     'service base URL',
@@ -79,9 +85,91 @@ program
   .description('issue a new API key; the old one stops working at once')
   .action(async (id: string) => print(await call('POST', `/admin/v1/accounts/${id}/api-keys`)));
 program
+  .command('webhook-secret <accountId>')
+  .description('issue a new Standard Webhooks secret (whsec_…); earlier ones keep signing for the overlap')
+  .option('--overlap <seconds>', 'how long earlier secrets keep signing', '86400')
+  .action(async (id: string, opts: { overlap: string }) => {
+    const overlapSeconds = Number(opts.overlap);
+    if (!Number.isInteger(overlapSeconds)) fail('--overlap must be a whole number of seconds');
+    print(await call('POST', `/admin/v1/accounts/${id}/webhook-secrets`, { overlapSeconds }));
+  });
+program
+  .command('url-secret <accountId>')
+  .description('issue the secret of signed image URLs; URLs signed with the previous one stop working')
+  .action(async (id: string) => print(await call('POST', `/admin/v1/accounts/${id}/url-signing-secrets`)));
+program
   .command('ledger <accountId>')
   .description("the account's credit ledger, newest first")
   .action(async (id: string) => print(await call('GET', `/admin/v1/accounts/${id}/ledger`)));
+program
+  .command('generate')
+  .description(
+    'one thumbnail per CSV row (columns: title, and optionally format, category, model, outputFormat, usePhoto, useLogo, customAssetsId, filename); rerun to resume',
+  )
+  .requiredOption('--csv <file>', 'the CSV, with a header line')
+  .requiredOption('--out <dir>', 'where the images go')
+  .option(
+    '--api-key <key>',
+    'API key of the account (default: $THUMBFORGE_API_KEY)',
+    process.env.THUMBFORGE_API_KEY,
+  )
+  .option('--concurrency <n>', 'requests at a time', '4')
+  .option('--format <format>', 'format of rows that name none')
+  .option('--output-format <webp|png>', 'output format of rows that name none')
+  .action(
+    async (opts: {
+      csv: string;
+      out: string;
+      apiKey?: string;
+      concurrency: string;
+      format?: string;
+      outputFormat?: string;
+    }) => {
+      if (!opts.apiKey) fail('an API key is required: pass --api-key or set THUMBFORGE_API_KEY');
+      const concurrency = Number(opts.concurrency);
+      if (!Number.isInteger(concurrency) || concurrency < 1)
+        fail('--concurrency must be a positive whole number');
+      let jobs;
+      try {
+        jobs = planCsvJobs(readFileSync(opts.csv, 'utf8'), resolve(opts.out), {
+          format: opts.format,
+          outputFormat: opts.outputFormat,
+        });
+      } catch (error) {
+        fail(
+          error instanceof CsvError ? error.message : `cannot read ${opts.csv}: ${(error as Error).message}`,
+        );
+      }
+      const bar = new SingleBar(
+        {
+          format: 'generating {bar} {value}/{total} | {failed} failed',
+          hideCursor: true,
+          stream: process.stderr,
+          // Logs of scripted runs get a line a second instead of nothing.
+          noTTYOutput: true,
+          notTTYSchedule: 1000,
+        },
+        Presets.shades_classic,
+      );
+      bar.start(jobs.length, 0, { failed: 0 });
+      const summary = await runCsvJobs(jobs, {
+        url: program.opts<{ url: string }>().url,
+        apiKey: opts.apiKey,
+        concurrency,
+        onProgress: (done, failed) => bar.update(done, { failed }),
+      });
+      bar.stop();
+      process.stdout.write(
+        `${summary.total} rows: ${summary.generated} generated, ${summary.replayed} replayed without a new charge, ` +
+          `${summary.skipped} already in ${opts.out}, ${summary.failed.length} failed` +
+          `${summary.creditsRemaining === null ? '' : `; ${summary.creditsRemaining} credits left`}\n`,
+      );
+      for (const failure of summary.failed) {
+        process.stdout.write(`  row ${failure.row} (${failure.title}): ${failure.error}\n`);
+      }
+      if (summary.failed.length > 0) process.exit(1);
+    },
+  );
 program
   .command('rebuild')
   .description('replay the event log into fresh projections and compare them with the live ones')

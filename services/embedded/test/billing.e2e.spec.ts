@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { creditChecks } from './suites/credits.js';
-import { admin, generate, startApp, type TestApp } from './support/app.js';
+import { admin, asTarget, generate, startApp, type TestApp } from './support/app.js';
 
 /** Spec §8 and DESIGN §3/§5: costs, allowance, monthly reset, no overdraw under concurrency, rebuild. */
 describe('credits', () => {
@@ -8,13 +8,7 @@ describe('credits', () => {
   creditChecks(
     async () => {
       app = await startApp({ RATE_LIMITS: 'free=1000,creator=1000,pro=1000,business=1000' });
-      return {
-        url: app.url,
-        cdnUrl: app.config.cdnUrl,
-        now: () => app.clock.now(),
-        tick: () => app.clock.advance(1000),
-        close: () => app.close(),
-      };
+      return asTarget(app);
     },
     () => {
       it('restores the allowance in a new calendar month (UTC), as a period-started event', async () => {

@@ -11,6 +11,7 @@ import { CdnController } from './cdn/cdn.controller.js';
 import { GenerateController } from './generate/generate.controller.js';
 import { GenerateUseCase } from './generate/generate.usecase.js';
 import { ErrorFilter } from './http/error.filter.js';
+import { IdempotentGenerateUseCase } from './idempotency/idempotent-generate.usecase.js';
 import { GetJobUseCase } from './jobs/get-job.usecase.js';
 import { JobsController } from './jobs/jobs.controller.js';
 import { Replies } from './messaging/replies.js';
@@ -19,6 +20,8 @@ import { SharedRateLimiter } from './rate-limit/shared-rate-limiter.js';
 import { RateLimitGuard } from './rate-limit/rate-limit.guard.js';
 import { GatewayReadModel } from './read-model/gateway-read-model.js';
 import { RebuildUseCase } from './rebuild/rebuild.usecase.js';
+import { SignedImageController } from './signed-image/signed-image.controller.js';
+import { SignedImageUseCase } from './signed-image/signed-image.usecase.js';
 
 export interface GatewayModuleOptions {
   /** Serve the public bucket under /cdn (embedded mode). */
@@ -33,6 +36,7 @@ export class GatewayModule {
       controllers: [
         GenerateController,
         JobsController,
+        SignedImageController,
         AdminController,
         ...(options.serveCdn ? [CdnController] : []),
       ],
@@ -51,6 +55,8 @@ export class GatewayModule {
         RateLimitGuard,
         AdminGuard,
         GenerateUseCase,
+        IdempotentGenerateUseCase,
+        SignedImageUseCase,
         GetJobUseCase,
         AccountsUseCase,
         AssetsUseCase,

@@ -22,3 +22,4 @@ export { silentProgress, terminalProgress, type Progress } from './cluster/progr
 export { percentile, summarize, type LatencySummary } from './cluster/stats.js';
 export * from './service/bench.js';
 export { formatServiceReport, serviceTargetChecks, TARGETS as SERVICE_TARGETS } from './service/report.js';
+export * from './api/bench.js';

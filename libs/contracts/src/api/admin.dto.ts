@@ -5,6 +5,7 @@ import {
   IsArray,
   IsBoolean,
   IsIn,
+  IsInt,
   IsNumber,
   IsOptional,
   IsString,
@@ -62,6 +63,34 @@ export class CreatedAccountDto {
 
 export class ApiKeyDto {
   @ApiProperty() apiKey!: string;
+}
+
+export class IssueWebhookSecretDto {
+  @ApiPropertyOptional({
+    default: 86400,
+    minimum: 0,
+    maximum: 604800,
+    description: 'How long the secrets issued before keep signing beside the new one, in seconds.',
+  })
+  @IsOptional()
+  @IsInt({ message: 'overlapSeconds must be an integer' })
+  @Min(0, { message: 'overlapSeconds must be between 0 and 604800' })
+  @Max(604800, { message: 'overlapSeconds must be between 0 and 604800' })
+  overlapSeconds?: number;
+}
+
+export class WebhookSecretDto {
+  @ApiProperty({ description: 'Standard Webhooks secret (`whsec_…`); shown once.' }) secret!: string;
+  @ApiProperty({ description: 'When the secrets issued before this one stop signing (ISO 8601).' })
+  previousSecretsExpireAt!: string;
+}
+
+export class UrlSigningSecretDto {
+  @ApiProperty({
+    description:
+      'Signs image URLs (`GET /v1/og/…`); shown once. Issuing another replaces it, and URLs signed with this one then answer 403.',
+  })
+  secret!: string;
 }
 
 export class SavePhotoDto {

@@ -20,6 +20,57 @@ export interface ApiKeyIssuedV1 {
   keyHint: string;
 }
 
+/**
+ * A Standard Webhooks signing secret (`whsec_…`) for the account. The secrets issued before it keep
+ * signing beside it until `previousExpireAt` (the rotation's overlap window), then stop.
+ */
+export interface WebhookSecretIssuedV1 {
+  accountId: string;
+  /** AES-256-GCM of the secret under the master secret, like API keys. */
+  secretCiphertext: string;
+  /** The last four characters, for display. */
+  secretHint: string;
+  previousExpireAt: string;
+}
+
+/** The account's secret for signed image URLs; it replaces the one before (whose URLs stop working). */
+export interface UrlSigningSecretIssuedV1 {
+  accountId: string;
+  secretCiphertext: string;
+  secretHint: string;
+}
+
+/**
+ * A request carrying an `Idempotency-Key` asks to run as `jobId`. The first claim of an account's key
+ * in log order wins until `lockExpiresAt`, or for 24 h once completed; later claims see the winner.
+ */
+export interface IdempotencyKeyClaimedV1 {
+  accountId: string;
+  key: string;
+  /** SHA-256 hex of the canonical request body: the same key with another body is a conflict. */
+  requestHash: string;
+  jobId: string;
+  lockExpiresAt: string;
+}
+/**
+ * How to answer a replay. `job`: from the job's state (a sync request whose job was accepted; its
+ * image stays in storage, never in the event); `response`: this small body (a 202 or a 4xx).
+ */
+export type IdempotentResponse =
+  { kind: 'job' } | { kind: 'response'; status: number; body: Record<string, unknown> };
+export interface IdempotencyKeyCompletedV1 {
+  accountId: string;
+  key: string;
+  jobId: string;
+  response: IdempotentResponse;
+}
+/** The claim ran into a transient failure (429, a timeout before acceptance): the key is free again. */
+export interface IdempotencyKeyReleasedV1 {
+  accountId: string;
+  key: string;
+  jobId: string;
+}
+
 // ---- billing (key: accountId) --------------------------------------------------------------------
 export interface AccountOpenRequestedV1 {
   accountId: string;
@@ -233,6 +284,11 @@ export interface OwnerFencedV1 {
 /** type name → payload; the single source of truth for every producer and consumer. */
 export interface EventPayloads {
   'gateway.api-key-issued': ApiKeyIssuedV1;
+  'gateway.webhook-secret-issued': WebhookSecretIssuedV1;
+  'gateway.url-signing-secret-issued': UrlSigningSecretIssuedV1;
+  'gateway.idempotency-key-claimed': IdempotencyKeyClaimedV1;
+  'gateway.idempotency-key-completed': IdempotencyKeyCompletedV1;
+  'gateway.idempotency-key-released': IdempotencyKeyReleasedV1;
   'billing.account-open-requested': AccountOpenRequestedV1;
   'billing.account-opened': AccountOpenedV1;
   'billing.account-change-requested': AccountChangeRequestedV1;

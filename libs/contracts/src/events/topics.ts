@@ -4,7 +4,7 @@
  * that one writer handles an aggregate's commands in order (DESIGN §3).
  */
 export const TOPICS = {
-  /** Owner: gateway. Key: accountId. API keys. */
+  /** Owner: gateway. Key: accountId. API keys, webhook secrets and idempotency keys. */
   gateway: 'thumbforge.gateway',
   /** Owner: billing. Key: accountId. Accounts, plans, the credit ledger; reservation commands. */
   billing: 'thumbforge.billing',

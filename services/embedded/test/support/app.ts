@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { loadConfig, type Clock, type Config } from '@thumbforge/platform';
 import { createEmbeddedApp } from '../../src/bootstrap.js';
+import type { ApiTarget } from '../suites/target.js';
 import { ADMIN_TOKEN } from './http.js';
 
 export * from './http.js';
@@ -62,4 +63,15 @@ export async function startApp(
   const app = await createEmbeddedApp(config, { clock });
   await app.listen(port, '127.0.0.1');
   return { url: `http://127.0.0.1:${port}`, app, config, clock, dataDir, close: () => app.close() };
+}
+
+/** An embedded app as a target of the shared suites: each test moves its clock by a second. */
+export function asTarget(app: TestApp): ApiTarget {
+  return {
+    url: app.url,
+    cdnUrl: app.config.cdnUrl,
+    now: () => app.clock.now(),
+    tick: () => app.clock.advance(1000),
+    close: () => app.close(),
+  };
 }

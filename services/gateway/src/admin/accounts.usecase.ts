@@ -7,6 +7,9 @@ import {
   type AccountDto,
   type CreateAccountDto,
   type CreatedAccountDto,
+  type IssueWebhookSecretDto,
+  type UrlSigningSecretDto,
+  type WebhookSecretDto,
   type LedgerEntryDto,
   type UpdateAccountDto,
 } from '@thumbforge/contracts';
@@ -17,6 +20,8 @@ import {
   CONFIG,
   encryptApiKey,
   generateApiKey,
+  generateUrlSigningSecret,
+  generateWebhookSecret,
   hashApiKey,
   type Clock,
   type Config,
@@ -26,6 +31,7 @@ import { Replies } from '../messaging/replies.js';
 import { GatewayReadModel, type AccountDoc } from '../read-model/gateway-read-model.js';
 
 const REPLY_TIMEOUT_MS = 30_000;
+const DEFAULT_SECRET_OVERLAP_S = 24 * 60 * 60;
 
 /** The admin side of accounts and API keys (DESIGN §6). Plans and credits are billing's facts. */
 @Injectable()
@@ -93,6 +99,51 @@ export class AccountsUseCase {
   async rotateKey(accountId: string): Promise<{ apiKey: string }> {
     await this.require(accountId);
     return { apiKey: await this.issueKey(accountId) };
+  }
+
+  /**
+   * A new Standard Webhooks secret; deliveries sign with it at once and, for the overlap, with the
+   * ones before it too, so receivers can switch secrets without rejecting a delivery.
+   */
+  async issueWebhookSecret(accountId: string, dto: IssueWebhookSecretDto): Promise<WebhookSecretDto> {
+    await this.require(accountId);
+    const secret = generateWebhookSecret();
+    const overlapMs = (dto.overlapSeconds ?? DEFAULT_SECRET_OVERLAP_S) * 1000;
+    const previousSecretsExpireAt = new Date(this.clock.now().getTime() + overlapMs).toISOString();
+    await this.log.append(TOPICS.gateway, [
+      makeEvent(
+        'gateway.webhook-secret-issued',
+        accountId,
+        {
+          accountId,
+          secretCiphertext: encryptApiKey(secret, this.config.keyEncryptionSecret),
+          secretHint: secret.slice(-4),
+          previousExpireAt: previousSecretsExpireAt,
+        },
+        { correlationId: accountId, occurredAt: this.clock.now() },
+      ),
+    ]);
+    return { secret, previousSecretsExpireAt };
+  }
+
+  /** The secret of signed image URLs; the one before stops verifying at once (that is how to revoke). */
+  async issueUrlSigningSecret(accountId: string): Promise<UrlSigningSecretDto> {
+    await this.require(accountId);
+    const secret = generateUrlSigningSecret();
+    const stored = await this.log.append(TOPICS.gateway, [
+      makeEvent(
+        'gateway.url-signing-secret-issued',
+        accountId,
+        {
+          accountId,
+          secretCiphertext: encryptApiKey(secret, this.config.keyEncryptionSecret),
+          secretHint: secret.slice(-4),
+        },
+        { correlationId: accountId, occurredAt: this.clock.now() },
+      ),
+    ]);
+    await this.readModel.settle(stored);
+    return { secret };
   }
 
   async ledger(accountId: string): Promise<LedgerEntryDto[]> {

@@ -19,11 +19,14 @@ import {
   CreatedAccountDto,
   CreateReferenceSetDto,
   ErrorDto,
+  IssueWebhookSecretDto,
   LedgerEntryDto,
   ReferenceSetDto,
   SaveLogoDto,
   SavePhotoDto,
   UpdateAccountDto,
+  UrlSigningSecretDto,
+  WebhookSecretDto,
 } from '@thumbforge/contracts';
 import type { Response } from 'express';
 import { JsonObjectPipe } from '../http/json-object.pipe.js';
@@ -72,6 +75,23 @@ export class AdminController {
   @ApiCreatedResponse({ type: ApiKeyDto })
   rotateKey(@Param('id') id: string): Promise<ApiKeyDto> {
     return this.accounts.rotateKey(id);
+  }
+
+  @Post('accounts/:id/webhook-secrets')
+  @ApiCreatedResponse({ type: WebhookSecretDto })
+  @ApiResponse({ status: 404, type: ErrorDto })
+  issueWebhookSecret(
+    @Param('id') id: string,
+    @Body(...body()) dto: IssueWebhookSecretDto,
+  ): Promise<WebhookSecretDto> {
+    return this.accounts.issueWebhookSecret(id, dto);
+  }
+
+  @Post('accounts/:id/url-signing-secrets')
+  @ApiCreatedResponse({ type: UrlSigningSecretDto })
+  @ApiResponse({ status: 404, type: ErrorDto })
+  issueUrlSigningSecret(@Param('id') id: string): Promise<UrlSigningSecretDto> {
+    return this.accounts.issueUrlSigningSecret(id);
   }
 
   @Put('accounts/:id/photo')

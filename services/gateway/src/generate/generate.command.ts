@@ -4,4 +4,6 @@ import type { Principal } from '../auth/principal.js';
 export interface GenerateCommand {
   principal: Principal;
   request: NormalizedGenerateRequest;
+  /** Set when an idempotency key has claimed the job id in advance. */
+  jobId?: string;
 }

@@ -60,13 +60,13 @@ export class GenerateUseCase {
     private readonly readModel: GatewayReadModel,
   ) {}
 
-  async execute({ principal, request }: GenerateCommand): Promise<GenerateOutcome> {
+  async execute({ principal, request, jobId: claimedJobId }: GenerateCommand): Promise<GenerateOutcome> {
     const inline = await this.validateInlineImages(request);
     if (request.webhookUrl) await this.validateWebhookTarget(request.webhookUrl);
     if (principal.kind === 'public-test') return this.placeholder(request, inline);
 
     this.checkPlanFeatures(principal.plan, request);
-    const jobId = newId('job', this.clock.now().getTime());
+    const jobId = claimedJobId ?? newId('job', this.clock.now().getTime());
     const assets = await this.resolveAssets(principal, jobId, request, inline);
     const job: JobSpec = {
       jobId,

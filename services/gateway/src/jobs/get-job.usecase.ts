@@ -4,6 +4,7 @@ import { OBJECT_STORE, type ObjectStore } from '@thumbforge/object-store';
 import type { Principal } from '../auth/principal.js';
 import { ApiException } from '../http/api-exception.js';
 import { GatewayReadModel } from '../read-model/gateway-read-model.js';
+import { jobResult } from './job-result.js';
 
 export interface GetJobCommand {
   principal: Principal;
@@ -25,20 +26,7 @@ export class GetJobUseCase {
     const job = await this.readModel.job(jobId);
     if (!job || job.accountId !== principal.accountId) throw notFound();
     const dto: JobStatusDto = { jobId: job.jobId, status: job.status, webhookUrl: job.webhookUrl };
-    if (job.status === 'completed' && job.result) {
-      const base64 =
-        job.result.inlineImage ??
-        (await this.objects.get('private', job.result.resultKey))?.body.toString('base64');
-      const mime = job.result.outputFormat === 'png' ? 'image/png' : 'image/webp';
-      dto.result = {
-        image: base64 ? `data:${mime};base64,${base64}` : '',
-        format: job.result.format,
-        outputFormat: job.result.outputFormat,
-        generationId: job.result.generationId,
-        imageUrl: job.result.imageUrl,
-        dimensions: { width: job.result.width, height: job.result.height },
-      };
-    }
+    if (job.status === 'completed' && job.result) dto.result = await jobResult(job.result, this.objects);
     if (job.status === 'failed' && job.error) dto.error = job.error;
     if (job.webhook) dto.webhook = { ...job.webhook };
     return dto;

@@ -38,7 +38,7 @@ export class Replies implements OnApplicationBootstrap, BeforeApplicationShutdow
   async onApplicationBootstrap(): Promise<void> {
     this.subscription = await this.log.subscribe({
       group: `gateway-replies-${randomUUID()}`,
-      topics: [TOPICS.billing, TOPICS.assets, TOPICS.jobs],
+      topics: [TOPICS.billing, TOPICS.assets, TOPICS.jobs, TOPICS.gateway],
       from: 'end',
       handle: async (event) => this.dispatch(event),
     });

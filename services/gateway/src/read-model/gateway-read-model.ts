@@ -8,8 +8,11 @@ import { TOPICS, type StoredEvent } from '@thumbforge/contracts';
 import {
   admitsFact,
   applyBillingEvent,
+  applyIdempotencyEvent,
   applyJobEvent,
+  idempotencyRecordId,
   type AccountLedger,
+  type IdempotencyRecord,
   type JobView,
 } from '@thumbforge/domain';
 import {
@@ -33,8 +36,11 @@ export interface AccountDoc extends FoldedDocument {
   /** The key the current one replaced, whose document is deleted once the current one is written. */
   previousKeyHash?: string | null;
   ledger: AccountLedger | null;
+  /** The secret of signed image URLs, encrypted as on the log. */
+  urlSigningSecretCiphertext?: string;
 }
 export type JobDoc = JobView & FoldedDocument;
+export type IdempotencyDoc = IdempotencyRecord & FoldedDocument;
 
 function newAccount(id: string): AccountDoc {
   return { id, currentKeyHash: null, previousKeyHash: null, ledger: null };
@@ -44,10 +50,12 @@ const KEYS = 'gateway_keys';
 const ACCOUNTS = 'gateway_accounts';
 const JOBS = 'gateway_jobs';
 const EPOCHS = 'gateway_epochs';
+const IDEMPOTENCY = 'gateway_idempotency_keys';
 
 /**
  * The gateway's read side: API keys (its own facts), accounts' plans and credits (billing's facts
- * folded with the domain ledger), and job state (reservation, render and webhook facts).
+ * folded with the domain ledger), job state (reservation, render and webhook facts) and idempotency
+ * keys (its own facts).
  */
 @Injectable()
 export class GatewayReadModel
@@ -83,10 +91,33 @@ export class GatewayReadModel
   private get billingEpochs() {
     return new OwnerEpochs(this.store.collection<OwnerEpochDocument>(EPOCHS));
   }
+  private get idempotencyKeys() {
+    return this.store.collection<IdempotencyDoc>(IDEMPOTENCY);
+  }
 
   protected async apply(event: StoredEvent): Promise<void> {
     if (event.topic === TOPICS.gateway && event.type === 'gateway.api-key-issued') {
       await this.applyKeyIssued(event);
+      return;
+    }
+    if (event.topic === TOPICS.gateway && event.type === 'gateway.url-signing-secret-issued') {
+      const { accountId, secretCiphertext } = event.payload as {
+        accountId: string;
+        secretCiphertext: string;
+      };
+      await foldInto(this.accounts, accountId, event, (current) => ({
+        ...(current ?? newAccount(accountId)),
+        urlSigningSecretCiphertext: secretCiphertext,
+      }));
+      return;
+    }
+    if (event.topic === TOPICS.gateway) {
+      if (!event.type.startsWith('gateway.idempotency-key-')) return;
+      const { accountId, key } = event.payload as { accountId: string; key: string };
+      await foldInto(this.idempotencyKeys, idempotencyRecordId(accountId, key), event, (current) => {
+        const next = applyIdempotencyEvent(current, event);
+        return next && next !== current ? { ...next, id: idempotencyRecordId(accountId, key) } : current;
+      });
       return;
     }
     if (event.topic === TOPICS.billing) {
@@ -144,6 +175,10 @@ export class GatewayReadModel
 
   job(jobId: string): Promise<JobDoc | undefined> {
     return this.jobs.get(jobId);
+  }
+
+  idempotencyKey(accountId: string, key: string): Promise<IdempotencyDoc | undefined> {
+    return this.idempotencyKeys.get(idempotencyRecordId(accountId, key));
   }
 
   async allAccounts(): Promise<AccountDoc[]> {

@@ -6,7 +6,7 @@ import { CLOCK, CONFIG, LOGGER, type Clock, type Config, type Logger } from '@th
 import { countWebhookAttempt, withSpan } from '@thumbforge/telemetry';
 import { DeliveryProjection, type DeliveryDoc } from '../deliveries/delivery-projection.js';
 import { SigningKeys } from '../deliveries/signing-keys.js';
-import { signBody, webhookBody, webhookHeaders } from './webhook-body.js';
+import { signBody, standardWebhookHeaders, webhookBody, webhookHeaders } from './webhook-body.js';
 import { WebhookSender, type SendResult } from './webhook-sender.js';
 
 export interface AttemptDeliveryCommand {
@@ -126,6 +126,13 @@ export class AttemptDeliveryUseCase {
       image,
     );
     const bytes = JSON.stringify(body);
+    const now = this.clock.now();
+    const standard = standardWebhookHeaders(
+      delivery.requestEventId,
+      now,
+      bytes,
+      await this.keys.webhookSecrets(delivery.accountId, now),
+    );
     // The span describes the attempt; nothing of it goes into the bytes, which every attempt repeats.
     return withSpan(
       'POST',
@@ -134,7 +141,7 @@ export class AttemptDeliveryUseCase {
         const result = await this.sender.post(
           delivery.url,
           bytes,
-          webhookHeaders(body, signBody(bytes, key), attempt),
+          webhookHeaders(body, signBody(bytes, key), attempt, standard),
         );
         if (result.status !== null) span.set('http.response.status_code', result.status);
         if (!result.ok)

@@ -1,6 +1,12 @@
 import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { signBody, webhookBody, webhookHeaders } from './webhook-body.js';
+import {
+  signBody,
+  standardSignature,
+  standardWebhookHeaders,
+  webhookBody,
+  webhookHeaders,
+} from './webhook-body.js';
 
 const completed = {
   jobId: 'job_1',
@@ -64,5 +70,44 @@ describe('webhookHeaders', () => {
       'X-Thumbforge-Job-Id': 'job_1',
       'X-Thumbforge-Delivery-Attempt': '3',
     });
+  });
+});
+
+describe('Standard Webhooks signatures', () => {
+  // The example of the Standard Webhooks specification.
+  const secret = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
+  const id = 'msg_p5jXN8AQM9LWM0D4loKWxJek';
+  const body = '{"test": 2432232314}';
+
+  it('matches the specification example', () => {
+    expect(standardSignature(secret, id, 1614265330, body)).toBe(
+      'v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=',
+    );
+  });
+
+  it.each([
+    ['no secret: no headers', [], {}],
+    [
+      'one secret: one signature',
+      [secret],
+      {
+        'webhook-id': id,
+        'webhook-timestamp': '1614265330',
+        'webhook-signature': 'v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=',
+      },
+    ],
+  ])('%s', (_name, secrets, expected) => {
+    expect(standardWebhookHeaders(id, new Date(1614265330_500), body, secrets)).toEqual(expected);
+  });
+
+  it('signs with every active secret, space-separated', () => {
+    const other = `whsec_${Buffer.alloc(24, 1).toString('base64')}`;
+    const signature = standardWebhookHeaders(id, new Date(1614265330_000), body, [secret, other])[
+      'webhook-signature'
+    ]!;
+    expect(signature.split(' ')).toEqual([
+      standardSignature(secret, id, 1614265330, body),
+      standardSignature(other, id, 1614265330, body),
+    ]);
   });
 });

@@ -36,12 +36,47 @@ export function signBody(bodyBytes: string, apiKey: string): string {
   return createHmac('sha256', apiKey).update(bodyBytes, 'utf8').digest('hex');
 }
 
+/**
+ * Standard Webhooks (standardwebhooks.com): `v1,` and the base64 HMAC-SHA256 of
+ * `{id}.{timestamp}.{body}`, keyed with the base64-decoded part of a `whsec_` secret.
+ */
+export function standardSignature(
+  secret: string,
+  id: string,
+  timestampSeconds: number,
+  body: string,
+): string {
+  const key = Buffer.from(secret.replace(/^whsec_/, ''), 'base64');
+  return `v1,${createHmac('sha256', key).update(`${id}.${timestampSeconds}.${body}`, 'utf8').digest('base64')}`;
+}
+
+/**
+ * `webhook-id` (the same on every attempt, so receivers can drop duplicates), `webhook-timestamp` of
+ * this attempt (receivers refuse old ones: no replays) and one signature per active secret.
+ */
+export function standardWebhookHeaders(
+  id: string,
+  at: Date,
+  body: string,
+  secrets: readonly string[],
+): Record<string, string> {
+  if (secrets.length === 0) return {};
+  const timestamp = Math.floor(at.getTime() / 1000);
+  return {
+    'webhook-id': id,
+    'webhook-timestamp': String(timestamp),
+    'webhook-signature': secrets.map((secret) => standardSignature(secret, id, timestamp, body)).join(' '),
+  };
+}
+
 export function webhookHeaders(
   body: WebhookBody,
   signature: string,
   attempt: number,
+  standard: Record<string, string> = {},
 ): Record<string, string> {
   return {
+    ...standard,
     'Content-Type': 'application/json',
     'User-Agent': 'Thumbforge-Webhook/1',
     [SIGNATURE_HEADER]: signature,

@@ -3,17 +3,23 @@ import { isEvent, type StoredEvent } from '@thumbforge/contracts';
 import { CONFIG, decryptApiKey, PUBLIC_TEST_KEY, type Config } from '@thumbforge/platform';
 import { foldInto, type FoldedDocument } from '@thumbforge/event-log';
 import { PROJECTION_STORE, type ProjectionStore } from '@thumbforge/projection-store';
+import { signingSecretsAt, withIssuedSecret, type SigningSecret } from './webhook-secrets.js';
 
 interface SigningKeyDoc extends FoldedDocument {
   /** The account id. */
   id: string;
   /** Kept encrypted at rest, as on the log; decrypted only to sign. */
-  keyCiphertext: string;
+  keyCiphertext?: string;
+  /** Standard Webhooks secrets, oldest first. */
+  webhookSecrets?: SigningSecret[];
 }
 
 export const SIGNING_KEYS_COLLECTION = 'webhook_signing_keys';
 
-/** Each account's current API key (the latest `gateway.api-key-issued`): the webhook HMAC secret. */
+/**
+ * Each account's current API key (the latest `gateway.api-key-issued`), the secret of the spec's
+ * signature, and its Standard Webhooks secrets (`gateway.webhook-secret-issued`).
+ */
 @Injectable()
 export class SigningKeys {
   constructor(
@@ -26,16 +32,38 @@ export class SigningKeys {
   }
 
   async apply(event: StoredEvent): Promise<void> {
-    if (!isEvent(event, 'gateway.api-key-issued')) return;
-    const { accountId, keyCiphertext } = event.payload;
-    // Folded, so a lease handover that applies an older key again cannot bring it back.
-    await foldInto(this.keys, accountId, event, () => ({ id: accountId, keyCiphertext }));
+    // Folded, so a lease handover that applies an older event again cannot bring an old secret back.
+    if (isEvent(event, 'gateway.api-key-issued')) {
+      const { accountId, keyCiphertext } = event.payload;
+      await foldInto(this.keys, accountId, event, (current) => ({
+        ...current,
+        id: accountId,
+        keyCiphertext,
+      }));
+    }
+    if (isEvent(event, 'gateway.webhook-secret-issued')) {
+      const { accountId } = event.payload;
+      await foldInto(this.keys, accountId, event, (current) => ({
+        ...current,
+        id: accountId,
+        webhookSecrets: withIssuedSecret(current?.webhookSecrets ?? [], event.payload, event.occurredAt),
+      }));
+    }
   }
 
   /** The key that signs for the account; deliveries without an account are signed with the public test key. */
   async currentKey(accountId: string | null): Promise<string | undefined> {
     if (accountId === null) return PUBLIC_TEST_KEY;
     const doc = await this.keys.get(accountId);
-    return doc ? decryptApiKey(doc.keyCiphertext, this.config.keyEncryptionSecret) : undefined;
+    return doc?.keyCiphertext ? decryptApiKey(doc.keyCiphertext, this.config.keyEncryptionSecret) : undefined;
+  }
+
+  /** The Standard Webhooks secrets that sign at `at`, newest first; none for the public test key. */
+  async webhookSecrets(accountId: string | null, at: Date): Promise<string[]> {
+    if (accountId === null) return [];
+    const doc = await this.keys.get(accountId);
+    return signingSecretsAt(doc?.webhookSecrets ?? [], at).map((secret) =>
+      decryptApiKey(secret.ciphertext, this.config.keyEncryptionSecret),
+    );
   }
 }
