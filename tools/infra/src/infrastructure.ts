@@ -10,6 +10,18 @@ export interface KafkaEndpoint {
   brokers: string[];
   /** Apache Kafka version of the broker. */
   version: string;
+  /** The SASL_SSL listener, when started with `kafkaSaslSsl`. */
+  saslSsl?: KafkaSaslSslEndpoint;
+}
+
+/** A listener with TLS (a CA made for the run) and SASL: PLAIN and SCRAM-SHA-256/512 users. */
+export interface KafkaSaslSslEndpoint {
+  brokers: string[];
+  /** PEM file of the CA that signed the broker's certificate. */
+  caFile: string;
+  plain: { username: string; password: string };
+  /** Has credentials for both SCRAM-SHA-256 and SCRAM-SHA-512. */
+  scram: { username: string; password: string };
 }
 
 export interface MongoEndpoint {
@@ -51,6 +63,10 @@ export interface StartOptions<S extends InfraService> {
   stateDir?: string;
   /** Receives provisioning and start-up progress lines (default: written to stderr). */
   onProgress?: (line: string) => void;
+  /** The address the servers listen on and advertise (default 127.0.0.1). */
+  host?: string;
+  /** Also give Kafka a SASL_SSL listener (see `KafkaSaslSslEndpoint`). */
+  kafkaSaslSsl?: boolean;
 }
 
 const INFRA_DIR = fileURLToPath(new URL('..', import.meta.url));
@@ -102,6 +118,8 @@ export async function startInfrastructure<S extends InfraService = InfraService>
   if (services.length === 0) throw new TypeError('startInfrastructure needs at least one service');
   const args = ['--services', services.join(','), '--owner-pid', String(process.pid)];
   if (options.stateDir) args.push('--state-dir', options.stateDir);
+  if (options.host) args.push('--host', options.host);
+  if (options.kafkaSaslSsl) args.push('--kafka-sasl-ssl');
   const result = await run(UP, args, options.onProgress ?? defaultProgress);
   if (result.code !== 0) {
     const tail = result.stderr.trim().split('\n').slice(-40).join('\n');
