@@ -74,18 +74,28 @@ const UP = `${INFRA_DIR}up`;
 const DOWN = `${INFRA_DIR}down`;
 const SERVER = `${INFRA_DIR}server`;
 
-interface RunResult {
+export interface RunResult {
   code: number | null;
   stdout: string;
   stderr: string;
 }
 
-function run(script: string, args: string[], onLine: (line: string) => void): Promise<RunResult> {
+export interface RunOptions {
+  env?: NodeJS.ProcessEnv;
+  /** Written to the command's stdin (default: none). */
+  input?: string;
+  /** Receives each line of stderr as it comes (progress lines of the provisioning scripts). */
+  onStderr?: (line: string) => void;
+}
+
+/** Runs a command; a non-zero exit is a result, so callers decide what a failure means. */
+export function runCommand(command: string, args: string[], options: RunOptions = {}): Promise<RunResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn('bash', [script, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(command, args, { stdio: 'pipe', env: options.env ?? process.env });
     let stdout = '';
     let stderr = '';
     let partial = '';
+    const onLine = options.onStderr ?? (() => undefined);
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
     child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
       stderr += chunk;
@@ -93,12 +103,17 @@ function run(script: string, args: string[], onLine: (line: string) => void): Pr
       partial = lines.pop() ?? '';
       lines.forEach(onLine);
     });
+    child.stdin.end(options.input ?? '');
     child.on('error', reject);
     child.on('close', (code) => {
       if (partial) onLine(partial);
       resolve({ code, stdout, stderr });
     });
   });
+}
+
+function run(script: string, args: string[], onLine: (line: string) => void): Promise<RunResult> {
+  return runCommand('bash', [script, ...args], { onStderr: onLine });
 }
 
 function defaultProgress(line: string): void {
