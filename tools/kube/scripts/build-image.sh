@@ -10,8 +10,21 @@ image=${1:-localhost/thumbforge:dev}
 repo=$(cd "$KUBE_DIR/../.." && pwd)
 bash "$KUBE_DIR/scripts/provision-base-image.sh"
 
+# podman (cgroupfs) makes a libpod_parent cgroup per controller for the build's containers and leaves
+# it behind; remove the ones this build made once they are empty.
+remove_new_cgroups() {
+  local dir
+  for dir in /sys/fs/cgroup/*/libpod_parent; do
+    [ -d "$dir" ] && ! grep -qxF "$dir" "$1" && find "$dir" -depth -type d -exec rmdir {} + 2>/dev/null
+  done
+  rm -f "$1"
+}
+
 build_image() {
   log "building $image from docker/Dockerfile"
+  local cgroups_before
+  cgroups_before=$(mktemp)
+  ls -d /sys/fs/cgroup/*/libpod_parent >"$cgroups_before" 2>/dev/null || true
   local started=$SECONDS out
   out=$(mktemp "${TMPDIR:-/tmp}/thumbforge-image-build.XXXXXX")
   if ! (cd "$repo" && PODMAN_NICE=10 kpodman build --pull=never \
@@ -23,6 +36,7 @@ build_image() {
     die "podman build failed (full output: $out)"
   fi
   rm -f "$out"
+  remove_new_cgroups "$cgroups_before"
   log "built $image in $((SECONDS - started)) s"
 }
 

@@ -67,4 +67,4 @@ SYSCTLS="net/ipv4/ip_forward net/ipv4/conf/all/route_localnet net/bridge/bridge-
   kernel/keys/root_maxbytes net/netfilter/nf_conntrack_max"
 # Paths outside the state directory that containerd and CNI create when missing; down removes the
 # ones up found missing.
-HOST_PATHS="/run/containerd /run/netns /var/lib/cni /etc/cni /opt/cni /opt/containerd"
+HOST_PATHS="/run/containerd /run/netns /var/lib/cni /etc/cni /opt/cni /opt/containerd /var/log/containers"

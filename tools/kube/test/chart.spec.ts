@@ -103,12 +103,12 @@ async function decodeImage(dataUri: string) {
 }
 
 beforeAll(async () => {
+  const image = await timed('image build', () => buildImage());
   hostBefore = hostState();
   cluster = await timed('cluster up (provisioning included)', () => startCluster());
   infra = await timed('Kafka (SASL_SSL), FerretDB, MinIO on the node host', () =>
     startInfrastructure({ host: cluster.nodeIp, kafkaSaslSsl: true }),
   );
-  const image = await timed('image build', () => buildImage());
   await timed('image load into containerd', () => cluster.loadImage(image));
 
   hooks = createServer((request, response) => {

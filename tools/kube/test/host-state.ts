@@ -67,6 +67,8 @@ export function hostState() {
       '/etc/cni',
       '/opt/cni',
       '/opt/containerd',
+      '/var/log/containers',
+      '/var/log/pods',
     ].filter(existsSync),
   };
 }
