@@ -92,6 +92,20 @@ KAFKA_CLIENT_ID: {{ .Values.kafka.clientId | quote }}
 KAFKA_PARTITIONS: {{ .Values.kafka.partitions | quote }}
 KAFKA_REPLICATION_FACTOR: {{ .Values.kafka.replicationFactor | quote }}
 KAFKA_SESSION_TIMEOUT_MS: {{ .Values.kafka.sessionTimeoutMs | quote }}
+{{- if .Values.kafka.tls.enabled }}
+KAFKA_TLS: "1"
+{{- if .Values.kafka.tls.existingSecret }}
+KAFKA_TLS_CA_FILE: "/etc/thumbforge/kafka-tls/ca.crt"
+{{- if .Values.kafka.tls.clientCertificate }}
+KAFKA_TLS_CERT_FILE: "/etc/thumbforge/kafka-tls/tls.crt"
+KAFKA_TLS_KEY_FILE: "/etc/thumbforge/kafka-tls/tls.key"
+{{- end }}
+{{- end }}
+{{- end }}
+{{- if .Values.kafka.sasl.mechanism }}
+KAFKA_SASL_MECHANISM: {{ .Values.kafka.sasl.mechanism | quote }}
+KAFKA_SASL_USERNAME: {{ .Values.kafka.sasl.username | quote }}
+{{- end }}
 {{- with .Values.s3.endpoint }}
 S3_ENDPOINT: {{ . | quote }}
 {{- end }}
@@ -121,6 +135,13 @@ S3_SECRET_ACCESS_KEY: {{ . | b64enc | quote }}
 {{- with .Values.secrets.imageModelApiKey }}
 IMAGE_MODEL_API_KEY: {{ . | b64enc | quote }}
 {{- end }}
+{{- include "thumbforge.kafkaSecretData" . }}
+{{- end }}
+
+{{- define "thumbforge.kafkaSecretData" -}}
+{{- with .Values.secrets.kafkaSaslPassword }}
+KAFKA_SASL_PASSWORD: {{ . | b64enc | quote }}
+{{- end }}
 {{- end }}
 
 {{/* What create-topics reads of the Secret: the cluster settings it validates, no more. */}}
@@ -131,6 +152,24 @@ S3_ACCESS_KEY_ID: {{ . | b64enc | quote }}
 {{- end }}
 {{- with .Values.secrets.s3SecretAccessKey }}
 S3_SECRET_ACCESS_KEY: {{ . | b64enc | quote }}
+{{- end }}
+{{- include "thumbforge.kafkaSecretData" . }}
+{{- end }}
+
+{{/* The Kafka TLS Secret (kafka.tls.existingSecret) as a volume, and where it is mounted. */}}
+{{- define "thumbforge.kafkaTlsVolumeMount" -}}
+{{- if and .Values.kafka.tls.enabled .Values.kafka.tls.existingSecret }}
+- name: kafka-tls
+  mountPath: /etc/thumbforge/kafka-tls
+  readOnly: true
+{{- end }}
+{{- end }}
+
+{{- define "thumbforge.kafkaTlsVolume" -}}
+{{- if and .Values.kafka.tls.enabled .Values.kafka.tls.existingSecret }}
+- name: kafka-tls
+  secret:
+    secretName: {{ .Values.kafka.tls.existingSecret }}
 {{- end }}
 {{- end }}
 

@@ -10,7 +10,8 @@ import { TOPICS } from '@thumbforge/contracts';
 import { LEASE_TOPIC } from '@thumbforge/event-log';
 import { KafkaEventLog } from '@thumbforge/event-log/kafka';
 import { ConfigError, integer } from '@thumbforge/platform';
-import { Kafka, logLevel } from 'kafkajs';
+import { Kafka, logLevel, type SASLOptions } from 'kafkajs';
+import { kafkaConnection } from './kafka-connection.js';
 import { loadClusterSettings } from './settings.js';
 
 const NAME = 'thumbforge create-topics';
@@ -19,9 +20,11 @@ const plural = (count: number, word: string) => `${count} ${word}${count === 1 ?
 
 async function main(): Promise<void> {
   let settings;
+  let connection;
   let replicationFactor: number;
   try {
     settings = loadClusterSettings(process.env);
+    connection = kafkaConnection(settings.kafka);
     // Only topic creation needs it, so it lives here rather than in the services' settings.
     replicationFactor = integer(process.env, 'KAFKA_REPLICATION_FACTOR', 1, 1, 32);
   } catch (error) {
@@ -40,8 +43,10 @@ async function main(): Promise<void> {
   );
 
   const admin = new Kafka({
+    ...connection,
     clientId: `${clientId}-create-topics`,
-    brokers,
+    // The mechanisms are a subset of kafkajs's own union; TypeScript cannot narrow the string union.
+    sasl: connection.sasl as SASLOptions | undefined,
     logLevel: logLevel.NOTHING,
   }).admin();
   await admin.connect();
@@ -49,7 +54,7 @@ async function main(): Promise<void> {
     const before = new Set(await admin.listTopics());
     await withRetries(async () => {
       const log = new KafkaEventLog({
-        brokers,
+        ...connection,
         clientId: `${clientId}-create-topics`,
         partitions,
         replicationFactor,

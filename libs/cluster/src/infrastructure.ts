@@ -5,6 +5,7 @@ import { createLogger, systemClock, type Config, type Infrastructure } from '@th
 import type { ProjectionStore } from '@thumbforge/projection-store';
 import { MongoProjectionStore } from '@thumbforge/projection-store/mongo';
 import { instrumentPorts } from '@thumbforge/telemetry';
+import { kafkaConnection } from './kafka-connection.js';
 import type { ClusterSettings } from './settings.js';
 
 /**
@@ -19,7 +20,7 @@ export async function openClusterInfrastructure(
 ): Promise<Infrastructure> {
   const logger = createLogger(config, { component: serviceName });
   const log = new KafkaEventLog({
-    brokers: settings.kafka.brokers,
+    ...kafkaConnection(settings.kafka),
     clientId: `${settings.kafka.clientId}-${serviceName}`,
     partitions: settings.kafka.partitions,
     sessionTimeoutMs: settings.kafka.sessionTimeoutMs,

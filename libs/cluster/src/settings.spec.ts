@@ -26,6 +26,8 @@ describe('loadClusterSettings', () => {
         clientId: 'thumbforge',
         partitions: 6,
         sessionTimeoutMs: 30_000,
+        tls: null,
+        sasl: null,
       },
       mongo: { uri: 'mongodb://127.0.0.1:27017/thumbforge' },
       s3: {
@@ -65,6 +67,31 @@ describe('loadClusterSettings', () => {
   });
 
   it.each([
+    [{}, null, null],
+    [{ KAFKA_TLS: 'true' }, { caFile: null, certFile: null, keyFile: null }, null],
+    [{ KAFKA_TLS_CA_FILE: '/tls/ca.crt' }, { caFile: '/tls/ca.crt', certFile: null, keyFile: null }, null],
+    [
+      { KAFKA_TLS_CERT_FILE: '/tls/c.pem', KAFKA_TLS_KEY_FILE: '/tls/k.pem' },
+      { caFile: null, certFile: '/tls/c.pem', keyFile: '/tls/k.pem' },
+      null,
+    ],
+    [
+      { KAFKA_SASL_MECHANISM: 'SCRAM-SHA-512', KAFKA_SASL_USERNAME: 'svc', KAFKA_SASL_PASSWORD: 'p w' },
+      null,
+      { mechanism: 'scram-sha-512', username: 'svc', password: 'p w' },
+    ],
+    [
+      { KAFKA_TLS: '1', KAFKA_SASL_MECHANISM: 'plain', KAFKA_SASL_USERNAME: 'svc', KAFKA_SASL_PASSWORD: 'x' },
+      { caFile: null, certFile: null, keyFile: null },
+      { mechanism: 'plain', username: 'svc', password: 'x' },
+    ],
+  ])('Kafka security from %j', (override, tls, sasl) => {
+    const { kafka } = loadClusterSettings({ ...base, ...override });
+    expect(kafka.tls).toEqual(tls);
+    expect(kafka.sasl).toEqual(sasl);
+  });
+
+  it.each([
     [{ KAFKA_BROKERS: undefined }, 'KAFKA_BROKERS', 'is required in cluster mode'],
     [{ KAFKA_BROKERS: 'kafka' }, 'KAFKA_BROKERS', 'expected host:port entries, got "kafka"'],
     [{ MONGODB_URI: '' }, 'MONGODB_URI', 'is required in cluster mode'],
@@ -80,6 +107,18 @@ describe('loadClusterSettings', () => {
     [{ S3_PUBLIC_BUCKET: 'Upper_Case' }, 'S3_PUBLIC_BUCKET', 'must be 3-63 lowercase letters'],
     [{ S3_PRIVATE_BUCKET: 'thumbforge-public' }, 'S3_PRIVATE_BUCKET', 'must differ from S3_PUBLIC_BUCKET'],
     [{ S3_PUBLIC_READ: 'maybe' }, 'S3_PUBLIC_READ', 'must be 1/true/yes or 0/false/no'],
+    [{ KAFKA_TLS: 'on' }, 'KAFKA_TLS', 'must be 1/true/yes or 0/false/no'],
+    [{ KAFKA_TLS_CERT_FILE: '/c.pem' }, 'KAFKA_TLS_KEY_FILE', 'is required when KAFKA_TLS_CERT_FILE is set'],
+    [{ KAFKA_TLS_KEY_FILE: '/k.pem' }, 'KAFKA_TLS_CERT_FILE', 'is required when KAFKA_TLS_KEY_FILE is set'],
+    [{ KAFKA_TLS: 'false', KAFKA_TLS_CA_FILE: '/ca.pem' }, 'KAFKA_TLS', 'is false, but KAFKA_TLS_* files'],
+    [{ KAFKA_SASL_MECHANISM: 'gssapi' }, 'KAFKA_SASL_MECHANISM', 'must be one of plain, scram-sha-256'],
+    [{ KAFKA_SASL_USERNAME: 'svc' }, 'KAFKA_SASL_MECHANISM', 'is required with SASL credentials'],
+    [{ KAFKA_SASL_MECHANISM: 'plain' }, 'KAFKA_SASL_USERNAME', 'is required when KAFKA_SASL_MECHANISM'],
+    [
+      { KAFKA_SASL_MECHANISM: 'plain', KAFKA_SASL_USERNAME: 'svc' },
+      'KAFKA_SASL_PASSWORD',
+      'is required when KAFKA_SASL_MECHANISM',
+    ],
   ])('%j → one line naming %s', (override, setting, message) => {
     const error = failure({ ...base, ...override });
     expect(error.setting).toBe(setting);

@@ -1,4 +1,6 @@
-import { ConfigError, flag, integer, type Env } from '@thumbforge/platform';
+import { ConfigError, flag, integer, oneOf, type Env } from '@thumbforge/platform';
+
+export const KAFKA_SASL_MECHANISMS = ['plain', 'scram-sha-256', 'scram-sha-512'] as const;
 
 export interface ClusterSettings {
   kafka: {
@@ -9,6 +11,14 @@ export interface ClusterSettings {
     partitions: number;
     /** How long a replica that died without leaving keeps its partitions. */
     sessionTimeoutMs: number;
+    /** null: plaintext. Files are PEM; a client certificate comes with its key. */
+    tls: { caFile: string | null; certFile: string | null; keyFile: string | null } | null;
+    /** null: no authentication. */
+    sasl: {
+      mechanism: (typeof KAFKA_SASL_MECHANISMS)[number];
+      username: string;
+      password: string;
+    } | null;
   };
   mongo: { uri: string };
   s3: {
@@ -40,6 +50,44 @@ function brokers(env: Env): string[] {
       throw new ConfigError('KAFKA_BROKERS', `expected host:port entries, got ${JSON.stringify(broker)}`);
   }
   return list;
+}
+
+function kafkaTls(env: Env): ClusterSettings['kafka']['tls'] {
+  const file = (name: string) => env[name]?.trim() || null;
+  const caFile = file('KAFKA_TLS_CA_FILE');
+  const certFile = file('KAFKA_TLS_CERT_FILE');
+  const keyFile = file('KAFKA_TLS_KEY_FILE');
+  if (certFile && !keyFile)
+    throw new ConfigError('KAFKA_TLS_KEY_FILE', 'is required when KAFKA_TLS_CERT_FILE is set');
+  if (keyFile && !certFile)
+    throw new ConfigError('KAFKA_TLS_CERT_FILE', 'is required when KAFKA_TLS_KEY_FILE is set');
+  // Naming a CA or a client certificate implies TLS; KAFKA_TLS=true alone trusts the system's CAs.
+  const enabled = flag(env, 'KAFKA_TLS', Boolean(caFile || certFile));
+  if (!enabled && (caFile || certFile))
+    throw new ConfigError('KAFKA_TLS', 'is false, but KAFKA_TLS_* files are set');
+  return enabled ? { caFile, certFile, keyFile } : null;
+}
+
+function kafkaSasl(env: Env): ClusterSettings['kafka']['sasl'] {
+  const username = env.KAFKA_SASL_USERNAME?.trim();
+  const password = env.KAFKA_SASL_PASSWORD;
+  if (!env.KAFKA_SASL_MECHANISM?.trim()) {
+    if (username || password)
+      throw new ConfigError(
+        'KAFKA_SASL_MECHANISM',
+        `is required with SASL credentials (${KAFKA_SASL_MECHANISMS.join(', ')})`,
+      );
+    return null;
+  }
+  const mechanism = oneOf(
+    { KAFKA_SASL_MECHANISM: env.KAFKA_SASL_MECHANISM.trim().toLowerCase() },
+    'KAFKA_SASL_MECHANISM',
+    KAFKA_SASL_MECHANISMS,
+    'plain',
+  );
+  if (!username) throw new ConfigError('KAFKA_SASL_USERNAME', 'is required when KAFKA_SASL_MECHANISM is set');
+  if (!password) throw new ConfigError('KAFKA_SASL_PASSWORD', 'is required when KAFKA_SASL_MECHANISM is set');
+  return { mechanism, username, password };
 }
 
 function mongoUri(env: Env): string {
@@ -99,6 +147,8 @@ export function loadClusterSettings(env: Env = process.env): ClusterSettings {
     partitions: integer(env, 'KAFKA_PARTITIONS', 6, 1, 1000),
     // Kafka's broker refuses sessions shorter than group.min.session.timeout.ms (6 s by default).
     sessionTimeoutMs: integer(env, 'KAFKA_SESSION_TIMEOUT_MS', 30_000, 6_000, 3_600_000),
+    tls: kafkaTls(env),
+    sasl: kafkaSasl(env),
   };
   const mongo = { uri: mongoUri(env) };
   // Embedded mode serves images itself under /cdn; a cluster has no such server, so links need a base.

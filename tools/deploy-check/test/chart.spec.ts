@@ -51,6 +51,17 @@ const VALUE_SETS: Record<string, ValueSet> = {
     ],
     setString: ['extraEnv[0].value=15000'],
   },
+  'local node (Kafka over TLS with SASL)': {
+    files: ['ci/local-node-values.yaml'],
+    set: [
+      'kafka.brokers[0]=192.0.2.1:9093',
+      'mongodb.uri=mongodb://192.0.2.1:27017/thumbforge',
+      'cdnUrl=http://192.0.2.1:9000/thumbforge-public',
+      'secrets.adminToken=local-node-admin-token',
+      `secrets.keyEncryptionSecret=${KEY_ENCRYPTION_SECRET}`,
+      'secrets.kafkaSaslPassword=scram-password',
+    ],
+  },
 };
 
 const SERVICE_PORT = 3000;
@@ -205,6 +216,29 @@ describe('the rendered settings', () => {
     );
   });
 
+  it('carry Kafka TLS and SASL to every container, the hook Job included', async () => {
+    const manifests = await renderChart(helm, VALUE_SETS['local node (Kafka over TLS with SASL)']!);
+    const config = dataOf(manifests, 'ConfigMap', 'tf-thumbforge');
+    const secret = decode(dataOf(manifests, 'Secret', 'tf-thumbforge'));
+    expect(loadClusterSettings({ ...config, ...secret }).kafka).toMatchObject({
+      tls: { caFile: '/etc/thumbforge/kafka-tls/ca.crt', certFile: null, keyFile: null },
+      sasl: { mechanism: 'scram-sha-512', username: 'thumbforge-scram', password: 'scram-password' },
+    });
+    const hookSecretName = containers(hookJob(manifests))[0]!.envFrom![0]!.secretRef!.name!;
+    expect(decode(dataOf(manifests, 'Secret', hookSecretName)).KAFKA_SASL_PASSWORD).toBe('scram-password');
+    for (const workload of [...ofKind(manifests, 'Deployment'), hookJob(manifests)]) {
+      expect(podSpec(workload).volumes, workload.metadata.name).toContainEqual({
+        name: 'kafka-tls',
+        secret: { secretName: 'thumbforge-kafka-tls' },
+      });
+      expect(containers(workload)[0]!.volumeMounts, workload.metadata.name).toContainEqual({
+        name: 'kafka-tls',
+        mountPath: '/etc/thumbforge/kafka-tls',
+        readOnly: true,
+      });
+    }
+  });
+
   it('point every container at an existing Secret instead of generating one', async () => {
     const manifests = await renderChart(helm, VALUE_SETS['existing secret']!);
     expect(ofKind(manifests, 'Secret')).toEqual([]);
@@ -345,6 +379,11 @@ describe('values.schema.json', () => {
       "propertyName 'ADMIN_TOKEN'",
     );
     expect(await refusal(withDefaults(['gatway.replicas=1']))).toContain('gatway');
+    expect(await refusal(withDefaults(['kafka.sasl.mechanism=gssapi']))).toContain('/kafka/sasl/mechanism');
+    expect(await refusal(withDefaults(['kafka.sasl.mechanism=plain']))).toContain('/kafka/sasl');
+    expect(await refusal(withDefaults(['settings.KAFKA_SASL_PASSWORD=plain-text']))).toContain(
+      "propertyName 'KAFKA_SASL_PASSWORD'",
+    );
     expect(await refusal(withDefaults(['securityContext.readOnlyRootFilesystem=false']))).toContain(
       'readOnlyRootFilesystem',
     );

@@ -15,7 +15,8 @@ KAFKA_HOME="$CACHE_DIR/kafka/$KAFKA_VERSION"
 FERRETDB_BIN="$CACHE_DIR/ferretdb/$FERRETDB_VERSION/ferretdb"
 MINIO_BIN="$CACHE_DIR/minio/$MINIO_VERSION/minio"
 
-log() { printf '[infra %s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
+# LOG_TAG lets tools that reuse these helpers (tools/kube) prefix their own progress lines.
+log() { printf '[%s %s] %s\n' "${LOG_TAG:-infra}" "$(date +%H:%M:%S)" "$*" >&2; }
 die() {
   log "error: $*"
   exit 1

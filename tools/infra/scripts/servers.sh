@@ -1,8 +1,11 @@
 # Starting, awaiting and stopping the servers of one state directory. Shared by up (every wanted server,
 # on ports it picks and records in <state-dir>/ports) and server (one of them again, on those ports).
-# Expects $state_dir and, for a server, its ports: kafka_port and controller_port, mongo_port and
-# mongo_debug_port, s3_port and console_port.
+# Expects $state_dir and, for a server, its ports: kafka_port and controller_port (and kafka_sasl_port
+# for the SASL_SSL listener), mongo_port and mongo_debug_port, s3_port and console_port. Servers listen
+# on $listen_host (127.0.0.1 unless up was given --host).
 # shellcheck shell=bash
+
+listen_host=127.0.0.1
 
 # The process (pid file and log name) that runs each service.
 process_of() {
@@ -24,9 +27,10 @@ start() {
 
 alive() { [ -f "$state_dir/$1.pid" ] && kill -0 "$(cat "$state_dir/$1.pid")" 2>/dev/null; }
 
+# http_status <port> <path>: true when the server on 127.0.0.1 (or $HTTP_HOST) answers 200.
 http_status() {
   local port=$1 path=$2 line=""
-  exec 3<>"/dev/tcp/127.0.0.1/$port" || return 1
+  exec 3<>"/dev/tcp/${HTTP_HOST:-127.0.0.1}/$port" || return 1
   printf 'GET %s HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n' "$path" >&3
   IFS= read -r -t 2 line <&3 || true
   exec 3<&- 3>&-
@@ -45,18 +49,55 @@ wait_for() {
   log "$name ready after $((SECONDS - started)) s"
 }
 
+# Sets kafka_plain_user/password and kafka_scram_user/password, and makes the SASL_SSL listener's CA and
+# certificate with openssl: once per state directory, so a restarted broker keeps them.
+kafka_sasl_ssl_material() {
+  local tls=$state_dir/kafka/tls
+  if [ ! -f "$tls/users" ]; then
+    mkdir -p "$tls"
+    (
+      cd "$tls"
+      openssl req -x509 -newkey rsa:2048 -nodes -keyout ca.key -out ca.crt -days 2 -subj /CN=thumbforge-test-ca
+      openssl req -newkey rsa:2048 -nodes -keyout broker.key -out broker.csr -subj /CN=kafka
+      printf 'subjectAltName=IP:%s,DNS:localhost\n' "$listen_host" >broker.ext
+      openssl x509 -req -in broker.csr -CA ca.crt -CAkey ca.key -CAcreateserial -days 2 -extfile broker.ext -out broker.crt
+      # Kafka's PEM key store: the unencrypted PKCS#8 key followed by the certificate chain.
+      cat broker.key broker.crt ca.crt >broker.pem
+      rm -f broker.csr broker.ext ca.srl
+    ) >/dev/null 2>&1 || die "making the Kafka TLS certificates with openssl failed"
+    secret() { head -c 18 /dev/urandom | base64 | tr -d '/+='; }
+    printf 'thumbforge-plain\n%s\nthumbforge-scram\n%s\n' "$(secret)" "$(secret)" >"$tls/users"
+  fi
+  { read -r kafka_plain_user && read -r kafka_plain_password && read -r kafka_scram_user &&
+    read -r kafka_scram_password; } <"$tls/users"
+}
+
 launch_kafka() {
   mkdir -p "$state_dir/kafka"
   [ -f "$state_dir/kafka/data/meta.properties" ] || cp -R "$KAFKA_HOME/template" "$state_dir/kafka/data"
+  local listeners="PLAINTEXT://$listen_host:$kafka_port" protocols=PLAINTEXT:PLAINTEXT security=""
+  if [ -n "${kafka_sasl_port:-}" ]; then
+    kafka_sasl_ssl_material
+    listeners+=",SASL_SSL://$listen_host:$kafka_sasl_port"
+    protocols+=",SASL_SSL:SASL_SSL"
+    local scram='org.apache.kafka.common.security.scram.ScramLoginModule required;'
+    security="sasl.enabled.mechanisms=PLAIN,SCRAM-SHA-256,SCRAM-SHA-512
+listener.name.sasl_ssl.plain.sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required user_$kafka_plain_user=\"$kafka_plain_password\";
+listener.name.sasl_ssl.scram-sha-256.sasl.jaas.config=$scram
+listener.name.sasl_ssl.scram-sha-512.sasl.jaas.config=$scram
+listener.name.sasl_ssl.ssl.keystore.type=PEM
+listener.name.sasl_ssl.ssl.keystore.location=$state_dir/kafka/tls/broker.pem"
+  fi
   cat >"$state_dir/kafka/server.properties" <<PROPS
 process.roles=broker,controller
 node.id=1
-controller.quorum.voters=1@127.0.0.1:$controller_port
-listeners=PLAINTEXT://127.0.0.1:$kafka_port,CONTROLLER://127.0.0.1:$controller_port
-advertised.listeners=PLAINTEXT://127.0.0.1:$kafka_port
+controller.quorum.voters=1@$listen_host:$controller_port
+listeners=$listeners,CONTROLLER://$listen_host:$controller_port
+advertised.listeners=$listeners
 controller.listener.names=CONTROLLER
-listener.security.protocol.map=CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT
+listener.security.protocol.map=CONTROLLER:PLAINTEXT,$protocols
 inter.broker.listener.name=PLAINTEXT
+$security
 log.dirs=$state_dir/kafka/data
 # Topics are created explicitly by the event log adapter, with their partitions and retention.
 auto.create.topics.enable=false
@@ -71,7 +112,7 @@ share.coordinator.state.topic.min.isr=1
 # A consumer group of one member (tests, replays) starts at once instead of waiting 3 s for more.
 group.initial.rebalance.delay.ms=0
 PROPS
-  log "starting kafka $KAFKA_VERSION on 127.0.0.1:$kafka_port"
+  log "starting kafka $KAFKA_VERSION on $listen_host:$kafka_port${kafka_sasl_port:+ (SASL_SSL on $kafka_sasl_port)}"
   # shellcheck disable=SC2086
   start kafka java ${THUMBFORGE_KAFKA_JVM_OPTS:--Xms256m -Xmx1g -XX:+UseG1GC} -Djava.awt.headless=true \
     -Dlog4j2.configurationFile="$KAFKA_HOME/log4j2.properties" -cp "$KAFKA_HOME/libs/*" \
@@ -80,9 +121,9 @@ PROPS
 
 launch_mongo() {
   mkdir -p "$state_dir/ferretdb/data"
-  log "starting ferretdb $FERRETDB_VERSION (sqlite) on 127.0.0.1:$mongo_port"
+  log "starting ferretdb $FERRETDB_VERSION (sqlite) on $listen_host:$mongo_port"
   start ferretdb "$FERRETDB_BIN" --handler=sqlite --sqlite-url="file:$state_dir/ferretdb/data/" \
-    --state-dir="$state_dir/ferretdb" --listen-addr="127.0.0.1:$mongo_port" \
+    --state-dir="$state_dir/ferretdb" --listen-addr="$listen_host:$mongo_port" \
     --debug-addr="127.0.0.1:$mongo_debug_port" --telemetry=disable --log-level=warn
 }
 
@@ -98,15 +139,32 @@ s3_credentials() {
 launch_s3() {
   mkdir -p "$state_dir/minio/data"
   s3_credentials
-  log "starting minio on 127.0.0.1:$s3_port"
+  log "starting minio on $listen_host:$s3_port"
   MINIO_ROOT_USER=$s3_access_key MINIO_ROOT_PASSWORD=$s3_secret_key MINIO_BROWSER=off MINIO_UPDATE=off \
-    start minio "$MINIO_BIN" server --quiet --address "127.0.0.1:$s3_port" \
+    start minio "$MINIO_BIN" server --quiet --address "$listen_host:$s3_port" \
     --console-address "127.0.0.1:$console_port" "$state_dir/minio/data"
 }
 
-await_kafka() { wait_for kafka 120 grep -q 'Kafka Server started' "$state_dir/kafka.log"; }
+await_kafka() {
+  wait_for kafka 120 grep -q 'Kafka Server started' "$state_dir/kafka.log"
+  [ -z "${kafka_sasl_port:-}" ] || [ -f "$state_dir/kafka/tls/scram-added" ] || add_scram_user
+}
 await_mongo() { wait_for ferretdb 60 http_status "$mongo_debug_port" /debug/readyz; }
-await_s3() { wait_for minio 60 http_status "$s3_port" /minio/health/ready; }
+await_s3() { HTTP_HOST=$listen_host wait_for minio 60 http_status "$s3_port" /minio/health/ready; }
+
+# SCRAM credentials live in the cluster's metadata (KRaft), so they are added through the broker, one
+# mechanism per request (the broker refuses two changes to one user's credentials in one request).
+add_scram_user() {
+  local mechanism
+  for mechanism in SCRAM-SHA-256 SCRAM-SHA-512; do
+    java -Xmx128m -cp "$KAFKA_HOME/libs/*" -Dlog4j2.configurationFile="$KAFKA_HOME/log4j2.properties" \
+      kafka.admin.ConfigCommand --bootstrap-server "$listen_host:$kafka_port" --alter --entity-type users \
+      --entity-name "$kafka_scram_user" --add-config "$mechanism=[password=$kafka_scram_password]" \
+      >>"$state_dir/kafka.log" 2>&1 || die "adding the $mechanism user failed (log: $state_dir/kafka.log)"
+  done
+  touch "$state_dir/kafka/tls/scram-added"
+  log "kafka SCRAM user $kafka_scram_user added"
+}
 
 # wait_gone <tenths of a second> <pid...>: true once no process group of those leaders is left.
 wait_gone() {

@@ -10,6 +10,18 @@ export interface KafkaEndpoint {
   brokers: string[];
   /** Apache Kafka version of the broker. */
   version: string;
+  /** The SASL_SSL listener, when started with `kafkaSaslSsl`. */
+  saslSsl?: KafkaSaslSslEndpoint;
+}
+
+/** A listener with TLS (a CA made for the run) and SASL: PLAIN and SCRAM-SHA-256/512 users. */
+export interface KafkaSaslSslEndpoint {
+  brokers: string[];
+  /** PEM file of the CA that signed the broker's certificate. */
+  caFile: string;
+  plain: { username: string; password: string };
+  /** Has credentials for both SCRAM-SHA-256 and SCRAM-SHA-512. */
+  scram: { username: string; password: string };
 }
 
 export interface MongoEndpoint {
@@ -51,6 +63,10 @@ export interface StartOptions<S extends InfraService> {
   stateDir?: string;
   /** Receives provisioning and start-up progress lines (default: written to stderr). */
   onProgress?: (line: string) => void;
+  /** The address the servers listen on and advertise (default 127.0.0.1). */
+  host?: string;
+  /** Also give Kafka a SASL_SSL listener (see `KafkaSaslSslEndpoint`). */
+  kafkaSaslSsl?: boolean;
 }
 
 const INFRA_DIR = fileURLToPath(new URL('..', import.meta.url));
@@ -58,18 +74,28 @@ const UP = `${INFRA_DIR}up`;
 const DOWN = `${INFRA_DIR}down`;
 const SERVER = `${INFRA_DIR}server`;
 
-interface RunResult {
+export interface RunResult {
   code: number | null;
   stdout: string;
   stderr: string;
 }
 
-function run(script: string, args: string[], onLine: (line: string) => void): Promise<RunResult> {
+export interface RunOptions {
+  env?: NodeJS.ProcessEnv;
+  /** Written to the command's stdin (default: none). */
+  input?: string;
+  /** Receives each line of stderr as it comes (progress lines of the provisioning scripts). */
+  onStderr?: (line: string) => void;
+}
+
+/** Runs a command; a non-zero exit is a result, so callers decide what a failure means. */
+export function runCommand(command: string, args: string[], options: RunOptions = {}): Promise<RunResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn('bash', [script, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(command, args, { stdio: 'pipe', env: options.env ?? process.env });
     let stdout = '';
     let stderr = '';
     let partial = '';
+    const onLine = options.onStderr ?? (() => undefined);
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
     child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
       stderr += chunk;
@@ -77,12 +103,17 @@ function run(script: string, args: string[], onLine: (line: string) => void): Pr
       partial = lines.pop() ?? '';
       lines.forEach(onLine);
     });
+    child.stdin.end(options.input ?? '');
     child.on('error', reject);
     child.on('close', (code) => {
       if (partial) onLine(partial);
       resolve({ code, stdout, stderr });
     });
   });
+}
+
+function run(script: string, args: string[], onLine: (line: string) => void): Promise<RunResult> {
+  return runCommand('bash', [script, ...args], { onStderr: onLine });
 }
 
 function defaultProgress(line: string): void {
@@ -102,6 +133,8 @@ export async function startInfrastructure<S extends InfraService = InfraService>
   if (services.length === 0) throw new TypeError('startInfrastructure needs at least one service');
   const args = ['--services', services.join(','), '--owner-pid', String(process.pid)];
   if (options.stateDir) args.push('--state-dir', options.stateDir);
+  if (options.host) args.push('--host', options.host);
+  if (options.kafkaSaslSsl) args.push('--kafka-sasl-ssl');
   const result = await run(UP, args, options.onProgress ?? defaultProgress);
   if (result.code !== 0) {
     const tail = result.stderr.trim().split('\n').slice(-40).join('\n');

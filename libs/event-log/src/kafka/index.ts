@@ -3,5 +3,6 @@ export {
   KafkaEventLog,
   type KafkaEventLogLogger,
   type KafkaEventLogOptions,
+  type KafkaSaslOptions,
 } from './kafka-event-log.js';
 export { EVENT_TOPIC_CONFIG, type TopicSettings } from './topics.js';

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { ConnectionOptions } from 'node:tls';
 import type { EventEnvelope, StoredEvent } from '@thumbforge/contracts';
 import {
   Kafka,
@@ -8,6 +9,7 @@ import {
   type logCreator,
   type Message,
   type Producer,
+  type SASLOptions,
 } from 'kafkajs';
 import { DEAD_LETTER_TOPIC } from '../dead-letter.js';
 import { LEASE_TOPIC } from '../projector.js';
@@ -35,9 +37,19 @@ export interface KafkaEventLogLogger {
   error(details: object, message: string): void;
 }
 
+/** SASL credentials for the brokers: PLAIN or SCRAM (what managed Kafka services ask for). */
+export interface KafkaSaslOptions {
+  mechanism: 'plain' | 'scram-sha-256' | 'scram-sha-512';
+  username: string;
+  password: string;
+}
+
 export interface KafkaEventLogOptions {
   brokers: string[];
   clientId?: string;
+  /** TLS to the brokers: `true` trusts the system's CAs; options add a CA, a client certificate, … */
+  ssl?: boolean | ConnectionOptions;
+  sasl?: KafkaSaslOptions;
   /**
    * Partitions of the topics this log creates (default 1): one number for every topic, or
    * `{ default, [topic]: n }`. Events are keyed by aggregate, so more partitions spread aggregates
@@ -126,6 +138,9 @@ export class KafkaEventLog implements EventLog {
     this.kafka = new Kafka({
       clientId: options.clientId ?? 'thumbforge',
       brokers: options.brokers,
+      ...(options.ssl ? { ssl: options.ssl } : {}),
+      // The mechanisms are a subset of kafkajs's own union; TypeScript cannot narrow the string union.
+      ...(options.sasl ? { sasl: options.sasl as SASLOptions } : {}),
       logLevel: options.logger ? KafkaLogLevel.WARN : KafkaLogLevel.NOTHING,
       logCreator: this.logCreator(),
     });
