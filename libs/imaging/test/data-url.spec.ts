@@ -207,7 +207,22 @@ describe('parseImageDataUrl: refusals', () => {
     expect(result).toEqual({
       ok: false,
       code: 'INVALID_IMAGE',
-      message: 'photoImage has too many pixels (20000x20000; at most 40,000,000)',
+      message: 'photoImage is too large (20000x20000; at most 12,000 pixels a side)',
+    });
+  });
+
+  it.each([
+    [10_000, 1, 'photoImage is too narrow (10000x1; the longer side may be at most 8 times the shorter)'],
+    [1, 10_000, 'photoImage is too narrow (1x10000; the longer side may be at most 8 times the shorter)'],
+    [20_000, 20, 'photoImage is too large (20000x20; at most 12,000 pixels a side)'],
+  ])('refuses a real %ix%i PNG by its header, naming the limit', async (width, height, message) => {
+    const strip = await sharp({ create: { width, height, channels: 3, background: '#123456' } })
+      .png()
+      .toBuffer();
+    expect(await parseImageDataUrl(dataUrl('image/png', strip), opts)).toEqual({
+      ok: false,
+      code: 'INVALID_IMAGE',
+      message,
     });
   });
 

@@ -1,9 +1,12 @@
 import 'reflect-metadata';
+import { availableParallelism } from 'node:os';
+import { boundLibvips } from '@thumbforge/imaging';
 import { runServiceProcess, startOrExit } from '@thumbforge/platform';
 import { startTelemetry } from '@thumbforge/telemetry';
 import { EMBEDDED_APP, openEmbeddedInfrastructure } from './bootstrap.js';
 
 startTelemetry('embedded');
+boundLibvips(availableParallelism());
 
 startOrExit('embedded', () =>
   runServiceProcess({
