@@ -19,6 +19,7 @@ import { SharedRateLimiter } from './rate-limit/shared-rate-limiter.js';
 import { RateLimitGuard } from './rate-limit/rate-limit.guard.js';
 import { GatewayReadModel } from './read-model/gateway-read-model.js';
 import { RebuildUseCase } from './rebuild/rebuild.usecase.js';
+import { SweepOrphanUploadsUseCase } from './uploads/sweep-orphan-uploads.usecase.js';
 
 export interface GatewayModuleOptions {
   /** Serve the public bucket under /cdn (embedded mode). */
@@ -55,6 +56,7 @@ export class GatewayModule {
         AccountsUseCase,
         AssetsUseCase,
         RebuildUseCase,
+        SweepOrphanUploadsUseCase,
       ],
     };
   }

@@ -6,6 +6,7 @@ import {
   IsOptional,
   IsString,
   IsUrl,
+  ValidateBy,
   MaxLength,
   ValidateIf,
 } from 'class-validator';
@@ -26,12 +27,41 @@ export type LegacyImageStyle = (typeof LEGACY_IMAGE_STYLES)[number];
 
 const list = (values: readonly string[]) => values.join(', ');
 
+/**
+ * A character that shows: not whitespace, a control or format character (zero-width space, joiners,
+ * direction marks), nor one of the blank letters fonts draw as nothing (Hangul fillers, braille blank).
+ */
+export const VISIBLE_CHARACTER = /[^\p{White_Space}\p{Cc}\p{Cf}\p{Z}\u115F\u1160\u3164\uFFA0\u2800]/u;
+/** Control characters other than tab and line breaks have no place in a title. */
+export const CONTROL_CHARACTER = /(?![\t\n\r])\p{Cc}/u;
+
+/** A string rule under its own name, so each failure keeps its own message. */
+const stringRule = (name: string, test: (value: string) => boolean, message: string) =>
+  ValidateBy(
+    {
+      name,
+      validator: { validate: (value: unknown) => typeof value !== 'string' || test(value) },
+      constraints: [],
+    },
+    { message },
+  );
+
 /** Body of `POST /v1/generate` (spec §2.1). Unknown fields are ignored. */
 export class GenerateRequestDto {
   @ApiProperty({ maxLength: LIMITS.titleMaxLength, example: 'I Tried Every AI Thumbnail Tool' })
   @IsString({ message: 'title must be a string' })
   @IsNotEmpty({ message: 'title is required' })
   @MaxLength(LIMITS.titleMaxLength, { message: `title must be at most ${LIMITS.titleMaxLength} characters` })
+  @stringRule(
+    'hasVisibleCharacter',
+    (v) => VISIBLE_CHARACTER.test(v),
+    'title must contain a visible character',
+  )
+  @stringRule(
+    'hasNoControlCharacter',
+    (v) => !CONTROL_CHARACTER.test(v),
+    'title must not contain control characters',
+  )
   title!: string;
 
   @ApiPropertyOptional({ enum: FORMATS, description: 'Required unless customAssetsId is given.' })
@@ -117,6 +147,8 @@ export interface NormalizedGenerateRequest {
   model: Model;
   outputFormat: OutputFormat;
   webhookUrl: string | null;
+  /** Images sent but not used (their flag is off, or a newer field won): still validated. */
+  unusedImages: Array<{ field: 'photoImage' | 'logoImage' | 'personImage'; dataUrl: string }>;
 }
 
 /**
@@ -146,17 +178,29 @@ export function normalizeGenerateRequest(dto: GenerateRequestDto): NormalizedGen
   }
   if (dto.usePersonalPhoto === true) usePhoto ??= true;
 
+  const usedPhoto = usePhoto ? photoImage : null;
+  const usedLogo = useLogo ? logoImage : null;
+  const sent = [
+    ['photoImage', dto.photoImage],
+    ['logoImage', dto.logoImage],
+    ['personImage', dto.personImage],
+  ] as const;
+  const unusedImages = sent.flatMap(([field, dataUrl]) =>
+    dataUrl !== undefined && dataUrl !== usedPhoto && dataUrl !== usedLogo ? [{ field, dataUrl }] : [],
+  );
+
   return {
     title: dto.title,
     format: dto.customAssetsId ? null : (dto.format ?? null),
     category: dto.category ?? 'auto',
     usePhoto: usePhoto ?? false,
     useLogo: useLogo ?? false,
-    photoImage: usePhoto ? photoImage : null,
-    logoImage: useLogo ? logoImage : null,
+    photoImage: usedPhoto,
+    logoImage: usedLogo,
     customAssetsId: dto.customAssetsId ?? null,
     model: dto.model ?? 'sd',
     outputFormat: dto.outputFormat ?? 'webp',
     webhookUrl: dto.webhookUrl ?? null,
+    unusedImages,
   };
 }

@@ -1,4 +1,4 @@
-import type { EventEnvelope } from '@thumbforge/contracts';
+import type { EventEnvelope, NormalizedGenerateRequest } from '@thumbforge/contracts';
 import type { EventLog } from '@thumbforge/event-log';
 import type { ObjectStore } from '@thumbforge/object-store';
 import { loadConfig, systemClock } from '@thumbforge/platform';
@@ -30,7 +30,7 @@ const principal = (plan: 'free' | 'creator' | 'pro' | 'business'): Principal => 
   plan,
   account: { id: 'acc_1', currentKeyHash: null, ledger: null },
 });
-const request = {
+const request: NormalizedGenerateRequest = {
   title: 't',
   format: 'youtube' as const,
   category: 'auto' as const,
@@ -42,6 +42,7 @@ const request = {
   model: 'sd' as const,
   outputFormat: 'webp' as const,
   webhookUrl: null,
+  unusedImages: [],
 };
 
 describe('GenerateUseCase: plan features are refused before anything reaches the log', () => {
@@ -51,10 +52,20 @@ describe('GenerateUseCase: plan features are refused before anything reaches the
     ['free', { webhookUrl: 'http://127.0.0.1:9/h' }, 403, 'WEBHOOKS_NOT_IN_PLAN'],
     ['creator', { webhookUrl: 'http://127.0.0.1:9/h' }, 403, 'WEBHOOKS_NOT_IN_PLAN'],
     ['pro', { photoImage: 'data:image/png;base64,AAAA', usePhoto: true }, 400, 'INVALID_IMAGE'],
+    ['pro', { unusedImages: [{ field: 'logoImage', dataUrl: 'garbage' }] }, 400, 'INVALID_IMAGE'],
+    [
+      'free',
+      { unusedImages: [{ field: 'personImage', dataUrl: 'data:image/png;base64,' }] },
+      400,
+      'INVALID_IMAGE',
+    ],
   ] as const)('%s with %j → %i %s', async (plan, change, status, code) => {
     appended.length = 0;
     await expect(
-      useCase.execute({ principal: principal(plan), request: { ...request, ...change } }),
+      useCase.execute({
+        principal: principal(plan),
+        request: { ...request, ...change } as NormalizedGenerateRequest,
+      }),
     ).rejects.toMatchObject({
       status,
       code,
