@@ -22,7 +22,7 @@ import { EVENT_LOG, type EventLog } from '@thumbforge/event-log';
 import { checkWebhookUrl } from '@thumbforge/http-safety';
 import { parseImageDataUrl, renderPlaceholder } from '@thumbforge/imaging';
 import { OBJECT_STORE, type Bucket, type ObjectStore } from '@thumbforge/object-store';
-import { CLOCK, CONFIG, type Clock, type Config } from '@thumbforge/platform';
+import { CLOCK, CONFIG, STEP_TIMEOUT_MS, type Clock, type Config } from '@thumbforge/platform';
 import type { Principal } from '../auth/principal.js';
 import { ApiException } from '../http/api-exception.js';
 import { Replies } from '../messaging/replies.js';
@@ -34,8 +34,6 @@ export type GenerateOutcome =
   | { kind: 'completed'; body: GenerationResultDto; headers: Record<string, string> }
   | { kind: 'accepted'; body: JobAcceptedDto; headers: Record<string, string> };
 
-/** Replies from asset and billing come within milliseconds; this bounds a stalled consumer. */
-const STEP_TIMEOUT_MS = 30_000;
 const MIME: Record<'webp' | 'png', string> = { webp: 'image/webp', png: 'image/png' };
 
 interface UploadKeys {
