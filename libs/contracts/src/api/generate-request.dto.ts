@@ -46,7 +46,7 @@ const stringRule = (name: string, test: (value: string) => boolean, message: str
     { message },
   );
 
-/** Body of `POST /v1/generate` (spec §2.1). Unknown fields are ignored. */
+/** Body of `POST /v1/generate` (spec §2.1). Unknown fields are ignored; null means absent. */
 export class GenerateRequestDto {
   @ApiProperty({ maxLength: LIMITS.titleMaxLength, example: 'I Tried Every AI Thumbnail Tool' })
   @IsString({ message: 'title must be a string' })
@@ -69,48 +69,58 @@ export class GenerateRequestDto {
   @IsIn(FORMATS, { message: `format must be one of ${list(FORMATS)}` })
   format?: Format;
 
-  @ApiPropertyOptional({ enum: CATEGORIES, default: 'auto' })
+  @ApiPropertyOptional({ nullable: true, enum: CATEGORIES, default: 'auto' })
   @IsOptional()
   @IsIn(CATEGORIES, { message: `category must be one of ${list(CATEGORIES)}` })
   category?: Category;
 
-  @ApiPropertyOptional({ default: false })
+  @ApiPropertyOptional({ nullable: true, default: false })
   @IsOptional()
   @IsBoolean({ message: 'usePhoto must be a boolean' })
   usePhoto?: boolean;
 
-  @ApiPropertyOptional({ default: false })
+  @ApiPropertyOptional({ nullable: true, default: false })
   @IsOptional()
   @IsBoolean({ message: 'useLogo must be a boolean' })
   useLogo?: boolean;
 
-  @ApiPropertyOptional({ description: 'Data URL of a PNG, JPEG or WebP photo, at most 2 MB decoded.' })
+  @ApiPropertyOptional({
+    nullable: true,
+    description: 'Data URL of a PNG, JPEG or WebP photo, at most 2 MB decoded.',
+  })
   @IsOptional()
   @IsString({ message: 'photoImage must be a data URL string' })
   photoImage?: string;
 
-  @ApiPropertyOptional({ description: 'Data URL of a PNG, JPEG or WebP logo, at most 1 MB decoded.' })
+  @ApiPropertyOptional({
+    nullable: true,
+    description: 'Data URL of a PNG, JPEG or WebP logo, at most 1 MB decoded.',
+  })
   @IsOptional()
   @IsString({ message: 'logoImage must be a data URL string' })
   logoImage?: string;
 
-  @ApiPropertyOptional({ description: 'Saved reference set id; its stored format is applied.' })
+  @ApiPropertyOptional({
+    nullable: true,
+    description: 'Saved reference set id; its stored format is applied.',
+    minLength: 1,
+  })
   @IsOptional()
   @IsString({ message: 'customAssetsId must be a string' })
   @IsNotEmpty({ message: 'customAssetsId must not be empty' })
   customAssetsId?: string;
 
-  @ApiPropertyOptional({ enum: MODELS, default: 'sd' })
+  @ApiPropertyOptional({ nullable: true, enum: MODELS, default: 'sd' })
   @IsOptional()
   @IsIn(MODELS, { message: `model must be one of ${list(MODELS)}` })
   model?: Model;
 
-  @ApiPropertyOptional({ enum: OUTPUT_FORMATS, default: 'webp' })
+  @ApiPropertyOptional({ nullable: true, enum: OUTPUT_FORMATS, default: 'webp' })
   @IsOptional()
   @IsIn(OUTPUT_FORMATS, { message: `outputFormat must be one of ${list(OUTPUT_FORMATS)}` })
   outputFormat?: OutputFormat;
 
-  @ApiPropertyOptional({ description: 'When present the request is asynchronous.' })
+  @ApiPropertyOptional({ nullable: true, description: 'When present the request is asynchronous.' })
   @IsOptional()
   @IsUrl(
     { protocols: ['http', 'https'], require_protocol: true, require_tld: false, require_host: true },
@@ -118,17 +128,21 @@ export class GenerateRequestDto {
   )
   webhookUrl?: string;
 
-  @ApiPropertyOptional({ enum: LEGACY_IMAGE_STYLES, deprecated: true })
+  @ApiPropertyOptional({ nullable: true, enum: LEGACY_IMAGE_STYLES, deprecated: true })
   @IsOptional()
   @IsIn(LEGACY_IMAGE_STYLES, { message: `imageStyle must be one of ${list(LEGACY_IMAGE_STYLES)}` })
   imageStyle?: LegacyImageStyle;
 
-  @ApiPropertyOptional({ deprecated: true, description: 'photoImage or logoImage, by imageStyle.' })
+  @ApiPropertyOptional({
+    nullable: true,
+    deprecated: true,
+    description: 'photoImage or logoImage, by imageStyle.',
+  })
   @IsOptional()
   @IsString({ message: 'personImage must be a data URL string' })
   personImage?: string;
 
-  @ApiPropertyOptional({ deprecated: true })
+  @ApiPropertyOptional({ nullable: true, deprecated: true })
   @IsOptional()
   @IsBoolean({ message: 'usePersonalPhoto must be a boolean' })
   usePersonalPhoto?: boolean;
