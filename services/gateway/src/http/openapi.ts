@@ -1,5 +1,7 @@
 import type { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, SwaggerModule, type OpenAPIObject } from '@nestjs/swagger';
+import { ERROR_CODES } from '@thumbforge/contracts';
+import type { NextFunction, Request, Response } from 'express';
 
 export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
   const config = new DocumentBuilder()
@@ -54,4 +56,34 @@ export function mountOpenApi(app: INestApplication): OpenAPIObject {
   const document = buildOpenApiDocument(app);
   SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'openapi.json', raw: ['json'] });
   return document;
+}
+
+const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
+
+/** `/admin/v1/accounts/{id}` → a pattern matching one path segment per parameter. */
+function pathPattern(template: string): RegExp {
+  const escaped = template.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '[^/]+');
+  return new RegExp(`^${escaped}/?$`);
+}
+
+/**
+ * A documented path asked with a method it does not have answers 405 with `Allow`, not 404: the
+ * resource exists. Paths the document does not know fall through to the router's 404.
+ */
+export function methodNotAllowed(document: OpenAPIObject) {
+  const routes = Object.entries(document.paths).map(([template, item]) => ({
+    pattern: pathPattern(template),
+    methods: METHODS.filter((m) => m in item).map((m) => m.toUpperCase()),
+  }));
+  return (req: Request, res: Response, next: NextFunction) => {
+    const path = req.path;
+    const route = routes.find((r) => r.pattern.test(path));
+    const allowed = route && [...route.methods, ...(route.methods.includes('GET') ? ['HEAD'] : [])];
+    if (!allowed || allowed.includes(req.method)) return next();
+    res.setHeader('Allow', allowed.join(', '));
+    res.status(405).json({
+      error: `${req.method} is not allowed here; use ${allowed.join(', ')}`,
+      code: ERROR_CODES.METHOD_NOT_ALLOWED,
+    });
+  };
 }
