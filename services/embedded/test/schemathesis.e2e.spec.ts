@@ -53,6 +53,8 @@ describe('schemathesis over /openapi.json, every check enabled', () => {
         {
           env: { ...process.env, THUMBFORGE_API_KEY: apiKey, THUMBFORGE_ADMIN_TOKEN: ADMIN_TOKEN },
           stdio: ['ignore', 'pipe', 'pipe'],
+          // It keeps a cache of findings in its working directory: not in the repository.
+          cwd: mkdtempSync(join(tmpdir(), 'tf-st-')),
         },
       );
       run.stdout.on('data', (chunk: Buffer) => output.push(chunk.toString()));
