@@ -58,4 +58,11 @@ export const LIMITS = {
   logoSizeMax: 0.5,
   /** Decoded pixel cap for any uploaded image: a decompression bomb is refused before it is decoded. */
   maxInputPixels: 40_000_000,
+  /** Longest side of an uploaded image. */
+  maxImageSide: 12_000,
+  /**
+   * Longest side over shortest: a photo is cover-scaled to its slot, so a 10000x1 strip would grow
+   * to millions of pixels a side. At 8:1 the largest slot's intermediate stays under 17 megapixels.
+   */
+  maxImageAspectRatio: 8,
 } as const;

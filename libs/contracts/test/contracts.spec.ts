@@ -76,12 +76,28 @@ function validate(body: Record<string, unknown>): string[] {
 describe('GenerateRequestDto', () => {
   it('accepts a minimal request', () => {
     expect(validate({ title: 'Hello', format: 'youtube' })).toEqual([]);
+    expect(validate({ title: ' Two\nlines\t', format: 'youtube' })).toEqual([]);
+    expect(validate({ title: '😀', format: 'youtube' })).toEqual([]);
+    expect(validate({ title: 'नमस्ते', format: 'youtube' })).toEqual([]);
   });
   it.each([
     [{ format: 'youtube' }, 'title is required'],
     [{ title: '', format: 'youtube' }, 'title is required'],
     [{ title: 'x'.repeat(201), format: 'youtube' }, 'title must be at most 200 characters'],
     [{ title: 42, format: 'youtube' }, 'title must be a string'],
+    [{ title: '   ', format: 'youtube' }, 'title must contain a visible character'],
+    [{ title: '\t\n\r', format: 'youtube' }, 'title must contain a visible character'],
+    [{ title: '\u0000\u0000', format: 'youtube' }, 'title must contain a visible character'],
+    [
+      { title: '\u200b\u200c\u200d\u2060\ufeff', format: 'youtube' },
+      'title must contain a visible character',
+    ],
+    [
+      { title: '\u00a0\u3000\u2028\u3164\u2800', format: 'youtube' },
+      'title must contain a visible character',
+    ],
+    [{ title: 'Hello\u0000world', format: 'youtube' }, 'title must not contain control characters'],
+    [{ title: 'Bell\u0007', format: 'youtube' }, 'title must not contain control characters'],
     [{ title: 'a' }, 'format must be one of youtube, instagram, x, blogpost, linkedin'],
     [{ title: 'a', format: 'YouTube' }, 'format must be one of youtube, instagram, x, blogpost, linkedin'],
     [{ title: 'a', format: 'youtube', category: 'cats' }, 'category must be one of'],
@@ -146,5 +162,20 @@ describe('normalizeGenerateRequest: defaults and legacy fields (spec §2.1)', ()
     ],
   ])('maps %j', (body, expected) => {
     expect(norm(body)).toMatchObject(expected);
+  });
+  it.each([
+    [{ photoImage: 'data:p' }, [{ field: 'photoImage', dataUrl: 'data:p' }]],
+    [{ logoImage: 'data:l', useLogo: false }, [{ field: 'logoImage', dataUrl: 'data:l' }]],
+    [{ personImage: 'data:x' }, [{ field: 'personImage', dataUrl: 'data:x' }]],
+    [{ imageStyle: 'faceless', personImage: 'data:x' }, [{ field: 'personImage', dataUrl: 'data:x' }]],
+    [
+      { imageStyle: 'with-logo', personImage: 'data:l', logoImage: 'data:new' },
+      [{ field: 'personImage', dataUrl: 'data:l' }],
+    ],
+    [{ usePhoto: true, photoImage: 'data:p' }, []],
+    [{ imageStyle: 'with-photo', personImage: 'data:p' }, []],
+    [{}, []],
+  ])('lists the images %j sends but does not use, so they are still validated', (body, unused) => {
+    expect(norm(body).unusedImages).toEqual(unused);
   });
 });

@@ -1,5 +1,6 @@
 import { LIMITS } from '@thumbforge/contracts';
 import sharp from 'sharp';
+import { pixelBudgetViolation } from './pixel-budget.js';
 
 export type ImageMime = 'image/png' | 'image/jpeg' | 'image/webp';
 
@@ -46,8 +47,8 @@ export function sniffImageType(bytes: Buffer): ImageMime | null {
 
 /**
  * Validates an inline image sent as a data URL (DESIGN §4): a `data:image/(png|jpeg|jpg|webp);base64,`
- * prefix, canonical base64, a decoded size within `maxBytes`, a PNG/JPEG/WebP signature, a pixel count
- * within LIMITS.maxInputPixels (checked from the header, before any decoding) and a complete decode.
+ * prefix, canonical base64, a decoded size within `maxBytes`, a PNG/JPEG/WebP signature, dimensions
+ * within the pixel budget (read from the header, before any decoding) and a complete decode.
  * A file whose signature differs from the declared type is accepted as what it really is: `mime` is
  * the sniffed type.
  */
@@ -92,11 +93,8 @@ export async function parseImageDataUrl(dataUrl: string, opts: ParseImageOptions
     return notDecodable;
   }
   if (!(width > 0 && height > 0)) return notDecodable;
-  if (width * height > LIMITS.maxInputPixels) {
-    return invalid(
-      `${field} has too many pixels (${width}x${height}; at most ${LIMITS.maxInputPixels.toLocaleString('en-US')})`,
-    );
-  }
+  const violation = pixelBudgetViolation(width, height);
+  if (violation) return invalid(`${field} ${violation}`);
 
   try {
     // A full decode: truncated or corrupt files fail here. stats() streams, so nothing large is held.

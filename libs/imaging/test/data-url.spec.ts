@@ -1,8 +1,8 @@
-import { crc32, deflateSync } from 'node:zlib';
 import { LIMITS } from '@thumbforge/contracts';
 import sharp from 'sharp';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { formatByteSize, parseImageDataUrl, sniffImageType } from '../src/index.js';
+import { compressedBomb, declaredSize } from '../src/testing/index.js';
 
 const opts = { field: 'photoImage', maxBytes: LIMITS.photoMaxBytes };
 
@@ -17,39 +17,6 @@ function picture(width = 320, height = 180) {
     <circle cx="${width / 2}" cy="${height / 2}" r="${height / 3}" fill="#f97316"/>
     <rect x="10" y="10" width="${width / 4}" height="${height / 5}" fill="#22c55e"/></svg>`;
   return sharp(Buffer.from(svg));
-}
-
-/** Rewrites a PNG's IHDR to declare other dimensions, with a valid CRC: a header-only "bomb". */
-function withDeclaredSize(png: Buffer, width: number, height: number): Buffer {
-  const out = Buffer.from(png);
-  out.writeUInt32BE(width, 16);
-  out.writeUInt32BE(height, 20);
-  out.writeUInt32BE(crc32(out.subarray(12, 29)) >>> 0, 29);
-  return out;
-}
-
-/** A genuinely valid PNG of 8000x8000 one-bit pixels: a few KB that would decode to 64 megapixels. */
-function compressedBomb(side: number): Buffer {
-  const chunk = (type: string, data: Buffer) => {
-    const body = Buffer.concat([Buffer.from(type, 'latin1'), data]);
-    const out = Buffer.alloc(12 + data.length);
-    out.writeUInt32BE(data.length, 0);
-    body.copy(out, 4);
-    out.writeUInt32BE(crc32(body) >>> 0, 8 + data.length);
-    return out;
-  };
-  const ihdr = Buffer.alloc(13);
-  ihdr.writeUInt32BE(side, 0);
-  ihdr.writeUInt32BE(side, 4);
-  ihdr[8] = 1; // bit depth
-  ihdr[9] = 0; // greyscale
-  const rows = Buffer.alloc((1 + Math.ceil(side / 8)) * side);
-  return Buffer.concat([
-    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
-    chunk('IHDR', ihdr),
-    chunk('IDAT', deflateSync(rows, { level: 9 })),
-    chunk('IEND', Buffer.alloc(0)),
-  ]);
 }
 
 let png: Buffer;
@@ -201,13 +168,28 @@ describe('parseImageDataUrl: refusals', () => {
     const tiny = await sharp({ create: { width: 1, height: 1, channels: 3, background: '#fff' } })
       .png()
       .toBuffer();
-    const bomb = withDeclaredSize(tiny, 20_000, 20_000);
+    const bomb = declaredSize(tiny, 20_000, 20_000);
     expect(bomb.length).toBeLessThan(200);
     const result = await parseImageDataUrl(dataUrl('image/png', bomb), opts);
     expect(result).toEqual({
       ok: false,
       code: 'INVALID_IMAGE',
-      message: 'photoImage has too many pixels (20000x20000; at most 40,000,000)',
+      message: 'photoImage is too large (20000x20000; at most 12,000 pixels a side)',
+    });
+  });
+
+  it.each([
+    [10_000, 1, 'photoImage is too narrow (10000x1; the longer side may be at most 8 times the shorter)'],
+    [1, 10_000, 'photoImage is too narrow (1x10000; the longer side may be at most 8 times the shorter)'],
+    [20_000, 20, 'photoImage is too large (20000x20; at most 12,000 pixels a side)'],
+  ])('refuses a real %ix%i PNG by its header, naming the limit', async (width, height, message) => {
+    const strip = await sharp({ create: { width, height, channels: 3, background: '#123456' } })
+      .png()
+      .toBuffer();
+    expect(await parseImageDataUrl(dataUrl('image/png', strip), opts)).toEqual({
+      ok: false,
+      code: 'INVALID_IMAGE',
+      message,
     });
   });
 

@@ -1,9 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import { constants } from 'node:fs';
-import { access, mkdir, open, readFile, rename, unlink, writeFile } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
+import { access, mkdir, open, readdir, readFile, rename, stat, unlink, writeFile } from 'node:fs/promises';
+import { basename, dirname, join, sep } from 'node:path';
 import type { Readable } from 'node:stream';
-import { assertSafeKey, type Bucket, type ObjectStore, type StoredObject } from './port.js';
+import {
+  assertSafeKey,
+  assertSafePrefix,
+  type Bucket,
+  type ListedObject,
+  type ObjectStore,
+  type StoredObject,
+} from './port.js';
 
 export interface LocalObjectStoreOptions {
   dir: string;
@@ -144,6 +151,38 @@ export class LocalObjectStore implements ObjectStore {
         if (!isMissing(error)) throw error;
       }
     }
+  }
+
+  async list(bucket: Bucket, prefix: string): Promise<ListedObject[]> {
+    assertBucket(bucket);
+    assertSafePrefix(prefix);
+    const root = join(this.dir, bucket);
+    let entries;
+    try {
+      entries = await readdir(join(root, ...prefix.split('/')), { recursive: true, withFileTypes: true });
+    } catch (error) {
+      if (isMissing(error)) return [];
+      throw error;
+    }
+    const listed: ListedObject[] = [];
+    for (const entry of entries) {
+      // Sidecars start with a dot; keys never do.
+      if (!entry.isFile() || entry.name.startsWith('.')) continue;
+      const file = join(entry.parentPath, entry.name);
+      try {
+        const { mtime } = await stat(file);
+        listed.push({
+          key: file
+            .slice(root.length + 1)
+            .split(sep)
+            .join('/'),
+          modifiedAt: mtime,
+        });
+      } catch (error) {
+        if (!isMissing(error)) throw error;
+      }
+    }
+    return listed;
   }
 
   publicUrl(key: string): string {

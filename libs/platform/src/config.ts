@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { isIP } from 'node:net';
 import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
 import { DEFAULT_WEBHOOK_PLANS, PLAN_TERMS, PLANS, type Plan } from '@thumbforge/contracts';
@@ -42,6 +43,13 @@ export interface Config {
   imageModelTimeoutMs: number;
   /** `local`: render with the built-in engine when the images API fails or its circuit is open. */
   imageModelFallback: 'local' | 'none';
+  /**
+   * Express' `trust proxy`: which peers may set X-Forwarded-For (the client address the public test
+   * key is limited by). false (the default) trusts none, so a client cannot pick its own address.
+   */
+  trustedProxies: false | string[];
+  /** After SIGTERM: how long readiness answers 503 while the process still serves, before it closes. */
+  shutdownDelayMs: number;
 }
 
 /** A bad or missing setting: start-up prints this one line and exits. */
@@ -117,11 +125,15 @@ function keyEncryptionSecret(env: Env, mode: Mode, dataDir: string): Buffer {
   if (mode === 'cluster')
     throw new ConfigError('KEY_ENCRYPTION_SECRET', 'is required in cluster mode (32 bytes, hex or base64)');
   const file = join(dataDir, 'key-encryption.secret');
-  if (existsSync(file)) return Buffer.from(readFileSync(file, 'utf8').trim(), 'hex');
-  mkdirSync(dataDir, { recursive: true });
-  const secret = randomBytes(32);
-  writeFileSync(file, secret.toString('hex'), { mode: 0o600 });
-  return secret;
+  try {
+    if (existsSync(file)) return Buffer.from(readFileSync(file, 'utf8').trim(), 'hex');
+    mkdirSync(dataDir, { recursive: true });
+    const secret = randomBytes(32);
+    writeFileSync(file, secret.toString('hex'), { mode: 0o600 });
+    return secret;
+  } catch (error) {
+    throw dataDirError(dataDir, error);
+  }
 }
 
 function rateLimits(env: Env): Record<Plan, number> {
@@ -185,10 +197,54 @@ function imageModel(env: Env, renderTimeoutMs: number): ImageModelSettings {
   };
 }
 
+/** Kernel filesystems: writing there hangs or does something else entirely. */
+const PSEUDO_FILESYSTEMS = ['/proc', '/sys', '/dev'];
+
+function dataDirectory(env: Env): string {
+  const dir = resolve(env.DATA_DIR || '.data');
+  if (PSEUDO_FILESYSTEMS.some((root) => dir === root || dir.startsWith(`${root}/`))) {
+    throw new ConfigError('DATA_DIR', `${dir} is on a kernel filesystem; choose a directory on a disk`);
+  }
+  return dir;
+}
+
+/** A file-system failure under DATA_DIR, as the one line naming the setting. */
+export function dataDirError(dir: string, error: unknown): ConfigError {
+  const code = (error as NodeJS.ErrnoException).code;
+  const reason =
+    code === 'EACCES' || code === 'EPERM' || code === 'EROFS'
+      ? 'is not writable'
+      : code === 'ENOTDIR' || code === 'EEXIST'
+        ? 'is not a directory'
+        : code === 'ENOSPC'
+          ? 'has no space left'
+          : 'cannot be used';
+  return new ConfigError('DATA_DIR', `${dir} ${reason}${code ? ` (${code})` : ''}`);
+}
+
+function trustedProxies(env: Env): false | string[] {
+  const raw = env.TRUSTED_PROXIES?.trim();
+  if (!raw) return false;
+  const entries = raw.split(',').map((entry) => entry.trim());
+  const named = ['loopback', 'linklocal', 'uniquelocal'];
+  for (const entry of entries) {
+    const [address, bits, extra] = entry.split('/');
+    const prefixOk =
+      bits === undefined || (/^\d{1,3}$/.test(bits) && Number(bits) <= (isIP(address!) === 4 ? 32 : 128));
+    if (!(named.includes(entry) || (isIP(address!) !== 0 && prefixOk && extra === undefined))) {
+      throw new ConfigError(
+        'TRUSTED_PROXIES',
+        `expected IP addresses, CIDR ranges or loopback/linklocal/uniquelocal, comma-separated; got ${JSON.stringify(entry)}`,
+      );
+    }
+  }
+  return entries;
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const mode = oneOf(env, 'THUMBFORGE_MODE', ['embedded', 'cluster'] as const, 'embedded');
   const port = integer(env, 'PORT', 3000, 0, 65535);
-  const dataDir = resolve(env.DATA_DIR || '.data');
+  const dataDir = dataDirectory(env);
   const adminToken = env.ADMIN_TOKEN ?? null;
   if (adminToken !== null && adminToken.length < 16)
     throw new ConfigError('ADMIN_TOKEN', 'must be at least 16 characters');
@@ -241,7 +297,17 @@ export function loadConfig(env: Env = process.env): Config {
     logFsync: oneOf(env, 'EVENT_LOG_FSYNC', ['always', 'never'] as const, 'always'),
     rateLimits: rateLimits(env),
     ...imageModel(env, renderTimeoutMs),
+    trustedProxies: trustedProxies(env),
+    shutdownDelayMs: integer(env, 'SHUTDOWN_DELAY_MS', 5_000, 0, 60_000),
   };
+}
+
+/** How long the gateway waits for the asset or the billing service to answer one step of a request. */
+export const STEP_TIMEOUT_MS = 30_000;
+
+/** Longest a request can take: the assets and credits steps, then the wait for a sync render. */
+export function longestRequestMs(config: Pick<Config, 'syncTimeoutMs'>): number {
+  return 2 * STEP_TIMEOUT_MS + config.syncTimeoutMs;
 }
 
 export const CONFIG = Symbol.for('thumbforge.Config');

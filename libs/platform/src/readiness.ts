@@ -9,6 +9,16 @@ export type ComponentState = 'starting' | 'ready' | 'failed';
 @Injectable()
 export class ReadinessRegistry {
   private readonly states = new Map<string, { state: ComponentState; error?: string }>();
+  private drainingSince: Date | null = null;
+
+  /** SIGTERM: readiness turns 503 and new requests are refused while in-flight ones finish. */
+  beginDrain(): void {
+    this.drainingSince ??= new Date();
+  }
+
+  get draining(): boolean {
+    return this.drainingSince !== null;
+  }
 
   track(component: string, ready: Promise<unknown>): void {
     this.states.set(component, { state: 'starting' });
@@ -20,6 +30,11 @@ export class ReadinessRegistry {
 
   snapshot(): { ready: boolean; components: Record<string, { state: ComponentState; error?: string }> } {
     const components = Object.fromEntries(this.states);
-    return { ready: [...this.states.values()].every((c) => c.state === 'ready'), components };
+    return {
+      ready: !this.draining && [...this.states.values()].every((c) => c.state === 'ready'),
+      components: this.draining
+        ? { ...components, shutdown: { state: 'failed', error: 'draining before exit' } }
+        : components,
+    };
   }
 }

@@ -2,7 +2,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../src/config.js';
+import { ConfigError, dataDirError, loadConfig, longestRequestMs } from '../src/config.js';
 
 const base = () => ({ DATA_DIR: mkdtempSync(join(tmpdir(), 'tf-config-')) });
 
@@ -50,6 +50,14 @@ describe('loadConfig', () => {
     [{ IMAGE_MODEL_URL: 'ftp://models.example' }, /^IMAGE_MODEL_URL: must be an http or https URL/],
     [{ IMAGE_MODEL_TIMEOUT_MS: '0' }, /^IMAGE_MODEL_TIMEOUT_MS: must be between 1 and 600000/],
     [{ IMAGE_MODEL_FALLBACK: 'retry' }, /^IMAGE_MODEL_FALLBACK: must be one of local, none/],
+    [{ DATA_DIR: '/proc/self/thumbforge' }, /^DATA_DIR: \/proc\/self\/thumbforge is on a kernel filesystem/],
+    [{ DATA_DIR: '/sys' }, /^DATA_DIR: \/sys is on a kernel filesystem/],
+    [{ DATA_DIR: '/dev/shm/tf' }, /^DATA_DIR: \/dev\/shm\/tf is on a kernel filesystem/],
+    [{ DATA_DIR: '/etc/passwd/data' }, /^DATA_DIR: \/etc\/passwd\/data is not a directory \(ENOTDIR\)$/],
+    [{ TRUSTED_PROXIES: 'everyone' }, /^TRUSTED_PROXIES: expected IP addresses, CIDR ranges/],
+    [{ TRUSTED_PROXIES: '10.0.0.0/33' }, /^TRUSTED_PROXIES: expected/],
+    [{ TRUSTED_PROXIES: '10.0.0.1,,' }, /^TRUSTED_PROXIES: expected/],
+    [{ SHUTDOWN_DELAY_MS: '-1' }, /^SHUTDOWN_DELAY_MS: must be/],
     [
       { GENERATION_MODEL: 'openai', IMAGE_MODEL_URL: 'http://m.example', IMAGE_MODEL_TIMEOUT_MS: '60000' },
       /^IMAGE_MODEL_TIMEOUT_MS: must be shorter than RENDER_TIMEOUT_MS \(60000\)/,
@@ -64,6 +72,31 @@ describe('loadConfig', () => {
     expect(error).toBeInstanceOf(ConfigError);
     expect((error as Error).message).toMatch(message);
     expect((error as Error).message).not.toContain('\n');
+  });
+
+  it('trusts no proxy by default and reads a list of proxies', () => {
+    expect(loadConfig(base()).trustedProxies).toBe(false);
+    expect(loadConfig({ ...base(), TRUSTED_PROXIES: ' ' }).trustedProxies).toBe(false);
+    expect(
+      loadConfig({ ...base(), TRUSTED_PROXIES: 'loopback, 10.0.0.0/8,fd00::/8,192.168.1.7' }).trustedProxies,
+    ).toEqual(['loopback', '10.0.0.0/8', 'fd00::/8', '192.168.1.7']);
+  });
+
+  it.each([
+    ['EACCES', 'is not writable (EACCES)'],
+    ['EROFS', 'is not writable (EROFS)'],
+    ['ENOTDIR', 'is not a directory (ENOTDIR)'],
+    ['ENOSPC', 'has no space left (ENOSPC)'],
+    ['EIO', 'cannot be used (EIO)'],
+  ])('names DATA_DIR for a file-system failure %s', (code, reason) => {
+    const error = dataDirError('/srv/tf', Object.assign(new Error('x'), { code }));
+    expect(error).toBeInstanceOf(ConfigError);
+    expect(error.message).toBe(`DATA_DIR: /srv/tf ${reason}`);
+  });
+
+  it('bounds the grace period by the longest request the settings allow', () => {
+    expect(longestRequestMs(loadConfig(base()))).toBe(180_000);
+    expect(longestRequestMs(loadConfig({ ...base(), SYNC_TIMEOUT_MS: '1000' }))).toBe(61_000);
   });
 
   it('reads overrides', () => {

@@ -8,6 +8,7 @@ import { LocalObjectStore } from '@thumbforge/object-store';
 import {
   createLogger,
   createServiceApp,
+  dataDirError,
   systemClock,
   type Clock,
   type Config,
@@ -115,13 +116,25 @@ export async function openEmbeddedInfrastructure(
     fsync: config.logFsync,
     onError: (error, context) => logger.warn({ err: error, context }, 'event log consumer error'),
   });
-  await log.open();
+  const objects = new LocalObjectStore({
+    dir: join(config.dataDir, 'objects'),
+    publicBaseUrl: config.cdnUrl,
+  });
+  try {
+    await log.open();
+    await objects.ping();
+  } catch (error) {
+    await log.close().catch(() => undefined);
+    // Only file-system failures are the operator's to fix; anything else is a fault to report whole.
+    if ((error as NodeJS.ErrnoException).code) throw dataDirError(config.dataDir, error);
+    throw error;
+  }
   for (const note of log.recovered) logger.warn(note, 'event log: dropped an unacknowledged torn tail');
   return {
     config,
     log,
     projections: await openProjections(config.dataDir, log, logger),
-    objects: new LocalObjectStore({ dir: join(config.dataDir, 'objects'), publicBaseUrl: config.cdnUrl }),
+    objects,
     clock: options.clock ?? systemClock,
     logger,
   };

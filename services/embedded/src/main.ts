@@ -1,9 +1,12 @@
 import 'reflect-metadata';
-import { runServiceProcess, startOrExit } from '@thumbforge/platform';
+import { availableParallelism } from 'node:os';
+import { boundLibvips } from '@thumbforge/imaging';
+import { ConfigError, runServiceProcess, startOrExit } from '@thumbforge/platform';
 import { startTelemetry } from '@thumbforge/telemetry';
 import { EMBEDDED_APP, openEmbeddedInfrastructure } from './bootstrap.js';
 
 startTelemetry('embedded');
+boundLibvips(availableParallelism());
 
 startOrExit('embedded', () =>
   runServiceProcess({
@@ -11,8 +14,9 @@ startOrExit('embedded', () =>
     ...EMBEDDED_APP,
     openInfrastructure: async (config) => {
       if (config.mode !== 'embedded') {
-        throw new Error(
-          'THUMBFORGE_MODE=cluster runs one process per service (node services/<service>/dist/main.js)',
+        throw new ConfigError(
+          'THUMBFORGE_MODE',
+          'cluster runs one process per service (node services/<service>/dist/main.js), not this one',
         );
       }
       const infra = await openEmbeddedInfrastructure(config);

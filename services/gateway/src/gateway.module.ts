@@ -22,6 +22,7 @@ import { GatewayReadModel } from './read-model/gateway-read-model.js';
 import { RebuildUseCase } from './rebuild/rebuild.usecase.js';
 import { SignedImageController } from './signed-image/signed-image.controller.js';
 import { SignedImageUseCase } from './signed-image/signed-image.usecase.js';
+import { SweepOrphanUploadsUseCase } from './uploads/sweep-orphan-uploads.usecase.js';
 
 export interface GatewayModuleOptions {
   /** Serve the public bucket under /cdn (embedded mode). */
@@ -61,6 +62,7 @@ export class GatewayModule {
         AccountsUseCase,
         AssetsUseCase,
         RebuildUseCase,
+        SweepOrphanUploadsUseCase,
       ],
     };
   }

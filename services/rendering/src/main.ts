@@ -1,10 +1,13 @@
 import 'reflect-metadata';
+import { availableParallelism } from 'node:os';
 import { clusterInfrastructure } from '@thumbforge/cluster';
+import { boundLibvips } from '@thumbforge/imaging';
 import { runServiceProcess, startOrExit } from '@thumbforge/platform';
 import { startTelemetry } from '@thumbforge/telemetry';
 import { RenderingModule } from './rendering.module.js';
 
 startTelemetry('rendering');
+boundLibvips(availableParallelism());
 
 startOrExit('rendering', () =>
   runServiceProcess({

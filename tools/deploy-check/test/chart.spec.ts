@@ -142,7 +142,8 @@ describe.each(Object.entries(VALUE_SETS))('the chart with the %s values', (_name
       expect(container!.readinessProbe?.httpGet).toMatchObject({ path: '/health/ready', port: 'http' });
       expect(container!.startupProbe?.httpGet).toMatchObject({ path: '/health/live', port: 'http' });
       // A process forces its exit 30 s after SIGTERM; Kubernetes must not kill it first.
-      expect(podSpec(deployment!).terminationGracePeriodSeconds).toBeGreaterThan(30);
+      // SHUTDOWN_DELAY_MS (5 s) + 60 s + SYNC_TIMEOUT_MS (120 s) + 10 s: the process's own forced exit.
+      expect(podSpec(deployment!).terminationGracePeriodSeconds).toBeGreaterThanOrEqual(195);
     }
   });
 

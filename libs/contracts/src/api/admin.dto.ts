@@ -20,19 +20,19 @@ export class CreateAccountDto {
   @IsIn(PLANS, { message: `plan must be one of ${PLANS.join(', ')}` })
   plan!: Plan;
 
-  @ApiPropertyOptional({ default: true })
+  @ApiPropertyOptional({ nullable: true, default: true })
   @IsOptional()
   @IsBoolean({ message: 'apiAccess must be a boolean' })
   apiAccess?: boolean;
 }
 
 export class UpdateAccountDto {
-  @ApiPropertyOptional({ enum: PLANS })
+  @ApiPropertyOptional({ nullable: true, enum: PLANS })
   @IsOptional()
   @IsIn(PLANS, { message: `plan must be one of ${PLANS.join(', ')}` })
   plan?: Plan;
 
-  @ApiPropertyOptional()
+  @ApiPropertyOptional({ nullable: true })
   @IsOptional()
   @IsBoolean({ message: 'apiAccess must be a boolean' })
   apiAccess?: boolean;
@@ -104,19 +104,24 @@ export class SaveLogoDto {
   @IsString({ message: 'image must be a data URL string' })
   image!: string;
 
-  @ApiPropertyOptional({ enum: LOGO_POSITIONS, default: 'bottom-right' })
+  @ApiPropertyOptional({ nullable: true, enum: LOGO_POSITIONS, default: 'bottom-right' })
   @IsOptional()
   @IsIn(LOGO_POSITIONS, { message: `position must be one of ${LOGO_POSITIONS.join(', ')}` })
   position?: LogoPosition;
 
-  @ApiPropertyOptional({ minimum: LIMITS.logoSizeMin, maximum: LIMITS.logoSizeMax, default: 0.15 })
+  @ApiPropertyOptional({
+    nullable: true,
+    minimum: LIMITS.logoSizeMin,
+    maximum: LIMITS.logoSizeMax,
+    default: 0.15,
+  })
   @IsOptional()
   @IsNumber({}, { message: 'size must be a number' })
   @Min(LIMITS.logoSizeMin, { message: `size must be at least ${LIMITS.logoSizeMin}` })
   @Max(LIMITS.logoSizeMax, { message: `size must be at most ${LIMITS.logoSizeMax}` })
   size?: number;
 
-  @ApiPropertyOptional({ default: false })
+  @ApiPropertyOptional({ nullable: true, default: false })
   @IsOptional()
   @IsBoolean({ message: 'dropShadow must be a boolean' })
   dropShadow?: boolean;

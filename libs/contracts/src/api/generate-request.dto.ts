@@ -6,6 +6,7 @@ import {
   IsOptional,
   IsString,
   IsUrl,
+  ValidateBy,
   MaxLength,
   ValidateIf,
 } from 'class-validator';
@@ -26,12 +27,41 @@ export type LegacyImageStyle = (typeof LEGACY_IMAGE_STYLES)[number];
 
 const list = (values: readonly string[]) => values.join(', ');
 
-/** Body of `POST /v1/generate` (spec §2.1). Unknown fields are ignored. */
+/**
+ * A character that shows: not whitespace, a control or format character (zero-width space, joiners,
+ * direction marks), nor one of the blank letters fonts draw as nothing (Hangul fillers, braille blank).
+ */
+export const VISIBLE_CHARACTER = /[^\p{White_Space}\p{Cc}\p{Cf}\p{Z}\u115F\u1160\u3164\uFFA0\u2800]/u;
+/** Control characters other than tab and line breaks have no place in a title. */
+export const CONTROL_CHARACTER = /(?![\t\n\r])\p{Cc}/u;
+
+/** A string rule under its own name, so each failure keeps its own message. */
+const stringRule = (name: string, test: (value: string) => boolean, message: string) =>
+  ValidateBy(
+    {
+      name,
+      validator: { validate: (value: unknown) => typeof value !== 'string' || test(value) },
+      constraints: [],
+    },
+    { message },
+  );
+
+/** Body of `POST /v1/generate` (spec §2.1). Unknown fields are ignored; null means absent. */
 export class GenerateRequestDto {
   @ApiProperty({ maxLength: LIMITS.titleMaxLength, example: 'I Tried Every AI Thumbnail Tool' })
   @IsString({ message: 'title must be a string' })
   @IsNotEmpty({ message: 'title is required' })
   @MaxLength(LIMITS.titleMaxLength, { message: `title must be at most ${LIMITS.titleMaxLength} characters` })
+  @stringRule(
+    'hasVisibleCharacter',
+    (v) => VISIBLE_CHARACTER.test(v),
+    'title must contain a visible character',
+  )
+  @stringRule(
+    'hasNoControlCharacter',
+    (v) => !CONTROL_CHARACTER.test(v),
+    'title must not contain control characters',
+  )
   title!: string;
 
   @ApiPropertyOptional({ enum: FORMATS, description: 'Required unless customAssetsId is given.' })
@@ -39,48 +69,58 @@ export class GenerateRequestDto {
   @IsIn(FORMATS, { message: `format must be one of ${list(FORMATS)}` })
   format?: Format;
 
-  @ApiPropertyOptional({ enum: CATEGORIES, default: 'auto' })
+  @ApiPropertyOptional({ nullable: true, enum: CATEGORIES, default: 'auto' })
   @IsOptional()
   @IsIn(CATEGORIES, { message: `category must be one of ${list(CATEGORIES)}` })
   category?: Category;
 
-  @ApiPropertyOptional({ default: false })
+  @ApiPropertyOptional({ nullable: true, default: false })
   @IsOptional()
   @IsBoolean({ message: 'usePhoto must be a boolean' })
   usePhoto?: boolean;
 
-  @ApiPropertyOptional({ default: false })
+  @ApiPropertyOptional({ nullable: true, default: false })
   @IsOptional()
   @IsBoolean({ message: 'useLogo must be a boolean' })
   useLogo?: boolean;
 
-  @ApiPropertyOptional({ description: 'Data URL of a PNG, JPEG or WebP photo, at most 2 MB decoded.' })
+  @ApiPropertyOptional({
+    nullable: true,
+    description: 'Data URL of a PNG, JPEG or WebP photo, at most 2 MB decoded.',
+  })
   @IsOptional()
   @IsString({ message: 'photoImage must be a data URL string' })
   photoImage?: string;
 
-  @ApiPropertyOptional({ description: 'Data URL of a PNG, JPEG or WebP logo, at most 1 MB decoded.' })
+  @ApiPropertyOptional({
+    nullable: true,
+    description: 'Data URL of a PNG, JPEG or WebP logo, at most 1 MB decoded.',
+  })
   @IsOptional()
   @IsString({ message: 'logoImage must be a data URL string' })
   logoImage?: string;
 
-  @ApiPropertyOptional({ description: 'Saved reference set id; its stored format is applied.' })
+  @ApiPropertyOptional({
+    nullable: true,
+    description: 'Saved reference set id; its stored format is applied.',
+    minLength: 1,
+  })
   @IsOptional()
   @IsString({ message: 'customAssetsId must be a string' })
   @IsNotEmpty({ message: 'customAssetsId must not be empty' })
   customAssetsId?: string;
 
-  @ApiPropertyOptional({ enum: MODELS, default: 'sd' })
+  @ApiPropertyOptional({ nullable: true, enum: MODELS, default: 'sd' })
   @IsOptional()
   @IsIn(MODELS, { message: `model must be one of ${list(MODELS)}` })
   model?: Model;
 
-  @ApiPropertyOptional({ enum: OUTPUT_FORMATS, default: 'webp' })
+  @ApiPropertyOptional({ nullable: true, enum: OUTPUT_FORMATS, default: 'webp' })
   @IsOptional()
   @IsIn(OUTPUT_FORMATS, { message: `outputFormat must be one of ${list(OUTPUT_FORMATS)}` })
   outputFormat?: OutputFormat;
 
-  @ApiPropertyOptional({ description: 'When present the request is asynchronous.' })
+  @ApiPropertyOptional({ nullable: true, description: 'When present the request is asynchronous.' })
   @IsOptional()
   @IsUrl(
     { protocols: ['http', 'https'], require_protocol: true, require_tld: false, require_host: true },
@@ -88,17 +128,21 @@ export class GenerateRequestDto {
   )
   webhookUrl?: string;
 
-  @ApiPropertyOptional({ enum: LEGACY_IMAGE_STYLES, deprecated: true })
+  @ApiPropertyOptional({ nullable: true, enum: LEGACY_IMAGE_STYLES, deprecated: true })
   @IsOptional()
   @IsIn(LEGACY_IMAGE_STYLES, { message: `imageStyle must be one of ${list(LEGACY_IMAGE_STYLES)}` })
   imageStyle?: LegacyImageStyle;
 
-  @ApiPropertyOptional({ deprecated: true, description: 'photoImage or logoImage, by imageStyle.' })
+  @ApiPropertyOptional({
+    nullable: true,
+    deprecated: true,
+    description: 'photoImage or logoImage, by imageStyle.',
+  })
   @IsOptional()
   @IsString({ message: 'personImage must be a data URL string' })
   personImage?: string;
 
-  @ApiPropertyOptional({ deprecated: true })
+  @ApiPropertyOptional({ nullable: true, deprecated: true })
   @IsOptional()
   @IsBoolean({ message: 'usePersonalPhoto must be a boolean' })
   usePersonalPhoto?: boolean;
@@ -117,6 +161,8 @@ export interface NormalizedGenerateRequest {
   model: Model;
   outputFormat: OutputFormat;
   webhookUrl: string | null;
+  /** Images sent but not used (their flag is off, or a newer field won): still validated. */
+  unusedImages: Array<{ field: 'photoImage' | 'logoImage' | 'personImage'; dataUrl: string }>;
 }
 
 /**
@@ -146,17 +192,29 @@ export function normalizeGenerateRequest(dto: GenerateRequestDto): NormalizedGen
   }
   if (dto.usePersonalPhoto === true) usePhoto ??= true;
 
+  const usedPhoto = usePhoto ? photoImage : null;
+  const usedLogo = useLogo ? logoImage : null;
+  const sent = [
+    ['photoImage', dto.photoImage],
+    ['logoImage', dto.logoImage],
+    ['personImage', dto.personImage],
+  ] as const;
+  const unusedImages = sent.flatMap(([field, dataUrl]) =>
+    dataUrl !== undefined && dataUrl !== usedPhoto && dataUrl !== usedLogo ? [{ field, dataUrl }] : [],
+  );
+
   return {
     title: dto.title,
     format: dto.customAssetsId ? null : (dto.format ?? null),
     category: dto.category ?? 'auto',
     usePhoto: usePhoto ?? false,
     useLogo: useLogo ?? false,
-    photoImage: usePhoto ? photoImage : null,
-    logoImage: useLogo ? logoImage : null,
+    photoImage: usedPhoto,
+    logoImage: usedLogo,
     customAssetsId: dto.customAssetsId ?? null,
     model: dto.model ?? 'sd',
     outputFormat: dto.outputFormat ?? 'webp',
     webhookUrl: dto.webhookUrl ?? null,
+    unusedImages,
   };
 }

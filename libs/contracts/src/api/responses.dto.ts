@@ -1,3 +1,4 @@
+import { ERROR_CODES, type ErrorCode } from '../errors.js';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { FORMATS, OUTPUT_FORMATS, type Format, type OutputFormat } from '../formats.js';
 
@@ -48,5 +49,5 @@ export class JobStatusDto {
 /** Every error response (DESIGN §4). */
 export class ErrorDto {
   @ApiProperty({ example: 'title is required' }) error!: string;
-  @ApiProperty({ example: 'INVALID_REQUEST' }) code!: string;
+  @ApiProperty({ enum: Object.values(ERROR_CODES), example: 'INVALID_REQUEST' }) code!: ErrorCode;
 }

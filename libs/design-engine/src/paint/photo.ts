@@ -1,4 +1,5 @@
 import { LIMITS } from '@thumbforge/contracts';
+import { assertWithinPixelBudget } from '@thumbforge/imaging';
 import sharp from 'sharp';
 import { focusCrop, parseHex, subjectFocus, type PaletteSpec, type PhotoPlacement } from '../layout/index.js';
 import type { Sprite } from './canvas.js';
@@ -80,6 +81,10 @@ async function cropToSubject(
     .raw()
     .toBuffer({ resolveWithObject: true });
   const focus = subjectFocus({ data: small.data, width: small.info.width, height: small.info.height });
+  const { autoOrient } = await open(photo).metadata();
+  // Both branches scale the whole photo to cover the slot before cutting it: bound that image first.
+  const crop = focusCrop(autoOrient, slot, focus ?? { x: 0.5, y: 0.5 }, anchor);
+  assertWithinPixelBudget('photo scaled to its slot', crop.scaledWidth, crop.scaledHeight);
   if (!focus) {
     return open(photo)
       .resize(slot.width, slot.height, { fit: 'cover', position: 'attention' })
@@ -87,8 +92,6 @@ async function cropToSubject(
       .raw()
       .toBuffer();
   }
-  const { autoOrient } = await open(photo).metadata();
-  const crop = focusCrop(autoOrient, slot, focus, anchor);
   return open(photo)
     .resize(crop.scaledWidth, crop.scaledHeight, { fit: 'fill' })
     .extract({ left: crop.left, top: crop.top, width: slot.width, height: slot.height })

@@ -4,12 +4,20 @@ import {
   DeleteObjectCommand,
   GetObjectCommand,
   HeadBucketCommand,
+  ListObjectsV2Command,
   PutBucketPolicyCommand,
   PutObjectCommand,
   S3Client,
   S3ServiceException,
 } from '@aws-sdk/client-s3';
-import { assertSafeKey, type Bucket, type ObjectStore, type StoredObject } from '../port.js';
+import {
+  assertSafeKey,
+  assertSafePrefix,
+  type Bucket,
+  type ListedObject,
+  type ObjectStore,
+  type StoredObject,
+} from '../port.js';
 import { BREAKER_OPEN, createBreaker, type Breaker, type BreakerOptions } from '@thumbforge/resilience';
 
 export interface S3ObjectStoreOptions {
@@ -256,6 +264,26 @@ export class S3ObjectStore implements ObjectStore {
     await this.call(`delete of ${key}`, () =>
       this.client.send(new DeleteObjectCommand({ Bucket: name, Key: key }), this.deadline()),
     );
+  }
+
+  async list(bucket: Bucket, prefix: string): Promise<ListedObject[]> {
+    const name = this.bucketName(bucket);
+    assertSafePrefix(prefix);
+    const listed: ListedObject[] = [];
+    let token: string | undefined;
+    do {
+      const page = await this.call(`listing of ${prefix}`, () =>
+        this.client.send(
+          new ListObjectsV2Command({ Bucket: name, Prefix: prefix, ContinuationToken: token }),
+          this.deadline(),
+        ),
+      );
+      for (const object of page.Contents ?? []) {
+        if (object.Key) listed.push({ key: object.Key, modifiedAt: object.LastModified ?? new Date(0) });
+      }
+      token = page.IsTruncated ? page.NextContinuationToken : undefined;
+    } while (token);
+    return listed;
   }
 
   publicUrl(key: string): string {

@@ -123,6 +123,25 @@ export function describeObjectStoreContract(
       await store.delete('private', key());
     });
 
+    it('lists the objects under a prefix with their modification times, sidecars and others left out', async () => {
+      const root = `uploads/acc_${randomUUID().slice(0, 8)}/`;
+      const before = Date.now() - 60_000;
+      await store.put('private', `${root}job_1/photo`, Buffer.from('p'), 'image/png');
+      await store.put('private', `${root}job_2/logo`, Buffer.from('l'), 'image/png');
+      await store.put('public', `${root}job_3/photo`, Buffer.from('x'), 'image/png');
+      const listed = await store.list('private', root);
+      expect(listed.map((o) => o.key).sort()).toEqual([`${root}job_1/photo`, `${root}job_2/logo`]);
+      for (const object of listed) expect(object.modifiedAt.getTime()).toBeGreaterThan(before);
+      await store.delete('private', `${root}job_1/photo`);
+      expect((await store.list('private', root)).map((o) => o.key)).toEqual([`${root}job_2/logo`]);
+      expect(await store.list('private', `uploads/acc_${randomUUID().slice(0, 8)}/`)).toEqual([]);
+    });
+
+    it('refuses a listing prefix that is not whole safe segments', async () => {
+      await expect(store.list('private', 'uploads')).rejects.toThrow(/unsafe object prefix/);
+      await expect(store.list('private', '../')).rejects.toThrow(/unsafe/);
+    });
+
     it('ends concurrent puts of one key with one whole version, never a mix', async () => {
       const k = key();
       const versions = Array.from({ length: 12 }, (_, i) => Buffer.alloc(256 * 1024, i));

@@ -1,13 +1,16 @@
 import { Controller, Get, Inject } from '@nestjs/common';
-import { ApiTags } from '@nestjs/swagger';
+import { ApiExcludeController } from '@nestjs/swagger';
 import { HealthCheck, HealthCheckService, HealthIndicatorService } from '@nestjs/terminus';
 import { EVENT_LOG, type EventLog } from '@thumbforge/event-log';
 import { OBJECT_STORE, type ObjectStore } from '@thumbforge/object-store';
 import { PROJECTION_STORE, type ProjectionStore } from '@thumbforge/projection-store';
 import { ReadinessRegistry } from '../readiness.js';
 
-/** Liveness says the process serves; readiness says its storage answers and its consumers caught up. */
-@ApiTags('health')
+/**
+ * Liveness says the process serves; readiness says its storage answers and its consumers caught up.
+ * Probes for the orchestrator, not the API: left out of the OpenAPI document.
+ */
+@ApiExcludeController()
 @Controller('health')
 export class HealthController {
   constructor(

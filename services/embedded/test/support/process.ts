@@ -28,6 +28,8 @@ export async function startProcess(
       ADMIN_TOKEN,
       WEBHOOK_ALLOW_PRIVATE: '1',
       LOG_LEVEL: 'info',
+      // No load balancer to tell: stop at once unless a test is about draining.
+      SHUTDOWN_DELAY_MS: '0',
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],

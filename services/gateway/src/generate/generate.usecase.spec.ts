@@ -48,6 +48,7 @@ const request: NormalizedGenerateRequest = {
   model: 'sd',
   outputFormat: 'webp',
   webhookUrl: null,
+  unusedImages: [],
 };
 
 describe('GenerateUseCase: plan features are refused before anything reaches the log', () => {
@@ -57,10 +58,20 @@ describe('GenerateUseCase: plan features are refused before anything reaches the
     ['free', { webhookUrl: 'http://127.0.0.1:9/h' }, 403, 'WEBHOOKS_NOT_IN_PLAN'],
     ['creator', { webhookUrl: 'http://127.0.0.1:9/h' }, 403, 'WEBHOOKS_NOT_IN_PLAN'],
     ['pro', { photoImage: 'data:image/png;base64,AAAA', usePhoto: true }, 400, 'INVALID_IMAGE'],
+    ['pro', { unusedImages: [{ field: 'logoImage', dataUrl: 'garbage' }] }, 400, 'INVALID_IMAGE'],
+    [
+      'free',
+      { unusedImages: [{ field: 'personImage', dataUrl: 'data:image/png;base64,' }] },
+      400,
+      'INVALID_IMAGE',
+    ],
   ] as const)('%s with %j → %i %s', async (plan, change, status, code) => {
     appended.length = 0;
     await expect(
-      useCase.execute({ principal: principal(plan), request: { ...request, ...change } }),
+      useCase.execute({
+        principal: principal(plan),
+        request: { ...request, ...change } as NormalizedGenerateRequest,
+      }),
     ).rejects.toMatchObject({
       status,
       code,

@@ -22,8 +22,8 @@ import { needsSavedAssets, NO_SAVED_ASSETS, resolveJobAssets } from '@thumbforge
 import { EVENT_LOG, type EventLog } from '@thumbforge/event-log';
 import { checkWebhookUrl } from '@thumbforge/http-safety';
 import { parseImageDataUrl, renderPlaceholder } from '@thumbforge/imaging';
-import { OBJECT_STORE, type ObjectStore } from '@thumbforge/object-store';
-import { CLOCK, CONFIG, type Clock, type Config } from '@thumbforge/platform';
+import { OBJECT_STORE, type Bucket, type ObjectStore } from '@thumbforge/object-store';
+import { CLOCK, CONFIG, STEP_TIMEOUT_MS, type Clock, type Config } from '@thumbforge/platform';
 import type { Principal } from '../auth/principal.js';
 import { ApiException } from '../http/api-exception.js';
 import { Replies } from '../messaging/replies.js';
@@ -35,9 +35,20 @@ export type GenerateOutcome =
   | { kind: 'completed'; body: GenerationResultDto; headers: Record<string, string> }
   | { kind: 'accepted'; body: JobAcceptedDto; headers: Record<string, string> };
 
-/** Replies from asset and billing come within milliseconds; this bounds a stalled consumer. */
-const STEP_TIMEOUT_MS = 30_000;
 const MIME: Record<'webp' | 'png', string> = { webp: 'image/webp', png: 'image/png' };
+
+interface UploadKeys {
+  photo: string | null;
+  logo: string | null;
+}
+
+/** Where a job's inline images live in the private bucket; the orphan sweep reads the job id back. */
+export function uploadKeys(accountId: string, jobId: string, inline: InlineImages): UploadKeys {
+  return {
+    photo: inline.photo ? `uploads/${accountId}/${jobId}/photo` : null,
+    logo: inline.logo ? `uploads/${accountId}/${jobId}/logo` : null,
+  };
+}
 
 interface InlineImages {
   photo: { bytes: Buffer; mime: string } | null;
@@ -60,6 +71,8 @@ export class GenerateUseCase {
     private readonly readModel: GatewayReadModel,
   ) {}
 
+  private readonly placeholdersStored = new Map<string, Promise<void>>();
+
   async execute({ principal, request, jobId: claimedJobId }: GenerateCommand): Promise<GenerateOutcome> {
     const inline = await this.validateInlineImages(request);
     if (request.webhookUrl) await this.validateWebhookTarget(request.webhookUrl);
@@ -67,7 +80,8 @@ export class GenerateUseCase {
 
     this.checkPlanFeatures(principal.plan, request);
     const jobId = claimedJobId ?? newId('job', this.clock.now().getTime());
-    const assets = await this.resolveAssets(principal, jobId, request, inline);
+    const uploads = uploadKeys(principal.accountId, jobId, inline);
+    const assets = await this.resolveAssets(principal, jobId, request, uploads);
     const job: JobSpec = {
       jobId,
       generationId: generationIdFor(jobId),
@@ -84,7 +98,31 @@ export class GenerateUseCase {
       requestedAt: this.clock.now().toISOString(),
       ...assets,
     };
-    return this.reserveAndRun(job);
+    // Written only now that the assets are accepted, and removed again if billing refuses the job;
+    // a crash in between leaves them to the orphan sweep.
+    const stored = await this.storeUploads(uploads, inline);
+    return this.reserveAndRun(job, () => this.removeUploads(stored));
+  }
+
+  private async storeUploads(uploads: UploadKeys, inline: InlineImages): Promise<string[]> {
+    const stored: string[] = [];
+    try {
+      for (const name of ['photo', 'logo'] as const) {
+        const key = uploads[name];
+        const image = inline[name];
+        if (!key || !image) continue;
+        await this.objects.put('private', key, image.bytes, image.mime);
+        stored.push(key);
+      }
+    } catch (error) {
+      await this.removeUploads(stored);
+      throw error;
+    }
+    return stored;
+  }
+
+  private async removeUploads(keys: string[]): Promise<void> {
+    await Promise.all(keys.map((key) => this.objects.delete('private', key).catch(() => undefined)));
   }
 
   private async validateInlineImages(request: NormalizedGenerateRequest): Promise<InlineImages> {
@@ -94,10 +132,15 @@ export class GenerateUseCase {
       if (!parsed.ok) throw new ApiException(400, parsed.code, parsed.message);
       return { bytes: parsed.bytes, mime: parsed.mime };
     };
-    return {
+    const inline = {
       photo: await parse(request.photoImage, 'photoImage', LIMITS.photoMaxBytes),
       logo: await parse(request.logoImage, 'logoImage', LIMITS.logoMaxBytes),
     };
+    // An image the job will not use is still part of the request: garbage is refused, not ignored.
+    for (const { field, dataUrl } of request.unusedImages) {
+      await parse(dataUrl, field, field === 'logoImage' ? LIMITS.logoMaxBytes : LIMITS.photoMaxBytes);
+    }
+    return inline;
   }
 
   private async validateWebhookTarget(url: string): Promise<void> {
@@ -126,18 +169,8 @@ export class GenerateUseCase {
     principal: Extract<Principal, { kind: 'account' }>,
     jobId: string,
     request: NormalizedGenerateRequest,
-    inline: InlineImages,
+    uploads: UploadKeys,
   ) {
-    const store = async (image: InlineImages['photo'], name: string) => {
-      if (!image) return null;
-      const key = `uploads/${principal.accountId}/${jobId}/${name}`;
-      await this.objects.put('private', key, image.bytes, image.mime);
-      return key;
-    };
-    const [inlinePhotoKey, inlineLogoKey] = await Promise.all([
-      store(inline.photo, 'photo'),
-      store(inline.logo, 'logo'),
-    ]);
     const payload: EventPayloads['asset.job-assets-requested'] = {
       jobId,
       accountId: principal.accountId,
@@ -146,8 +179,8 @@ export class GenerateUseCase {
       usePhoto: request.usePhoto,
       useLogo: request.useLogo,
       customAssetsId: request.customAssetsId,
-      inlinePhotoKey,
-      inlineLogoKey,
+      inlinePhotoKey: uploads.photo,
+      inlineLogoKey: uploads.logo,
     };
     // Nothing saved is involved: the asset service's own rule gives the answer without a round trip.
     if (!needsSavedAssets(payload)) {
@@ -172,7 +205,7 @@ export class GenerateUseCase {
     return { format, photoKey, logo, references };
   }
 
-  private async reserveAndRun(job: JobSpec): Promise<GenerateOutcome> {
+  private async reserveAndRun(job: JobSpec, onRefused: () => Promise<void>): Promise<GenerateOutcome> {
     const accountId = job.accountId!;
     const reservation = this.replies.expect(
       job.jobId,
@@ -188,7 +221,9 @@ export class GenerateUseCase {
     await this.log.append(TOPICS.billing, [
       makeEvent('billing.reservation-requested', accountId, { job }, { correlationId: job.jobId }),
     ]);
+    // Without an answer the reservation may still happen: the uploads stay for the sweep to judge.
     const decision = await reservation;
+    if (decision.type === 'billing.credits-rejected') await onRefused();
     await this.readModel.settle([decision]);
     const headers = creditHeaders((await this.readModel.account(accountId))?.ledger, this.clock.now());
 
@@ -256,10 +291,11 @@ export class GenerateUseCase {
     const generationId = generationIdFor(jobId);
     const image = await renderPlaceholder(format, request.model, request.outputFormat);
     const { width, height } = dimensionsOf(format, request.model);
-    const publicKey = `users/public-test/generations/${generationId}.${request.outputFormat}`;
+    const variant = `${format}-${request.model}.${request.outputFormat}`;
+    const publicKey = `users/public-test/placeholders/${variant}`;
     let imageUrl: string | null;
     try {
-      await this.objects.put('public', publicKey, image, MIME[request.outputFormat]);
+      await this.storeOnce('public', publicKey, image, MIME[request.outputFormat]);
       imageUrl = this.objects.publicUrl(publicKey);
     } catch {
       imageUrl = null;
@@ -278,8 +314,8 @@ export class GenerateUseCase {
         headers: {},
       };
     }
-    const resultKey = `results/${jobId}.${request.outputFormat}`;
-    await this.objects.put('private', resultKey, image, MIME[request.outputFormat]);
+    const resultKey = `results/public-test/${variant}`;
+    await this.storeOnce('private', resultKey, image, MIME[request.outputFormat]);
     // accountId null: webhook-delivery signs with the public test key.
     await this.log.append(TOPICS.webhooks, [
       makeEvent(
@@ -309,6 +345,17 @@ export class GenerateUseCase {
       body: { jobId, status: 'processing', webhookUrl: request.webhookUrl },
       headers: {},
     };
+  }
+
+  /** The placeholders never change: each is written once per process, not once per request. */
+  private storeOnce(bucket: Bucket, key: string, body: Buffer, mime: string): Promise<void> {
+    let stored = this.placeholdersStored.get(`${bucket}/${key}`);
+    if (!stored) {
+      stored = this.objects.put(bucket, key, body, mime);
+      this.placeholdersStored.set(`${bucket}/${key}`, stored);
+      stored.catch(() => this.placeholdersStored.delete(`${bucket}/${key}`));
+    }
+    return stored;
   }
 
   private placeholderRejection(request: NormalizedGenerateRequest, inline: InlineImages): Rejection | null {

@@ -12,6 +12,16 @@ const CODE_BY_STATUS: Record<number, string> = {
   429: ERROR_CODES.RATE_LIMITED,
 };
 
+/** The readiness probe's failing checks (terminus puts them under `error`), named for the message. */
+function downComponents(body: unknown): string[] {
+  const failed =
+    (body as { error?: Record<string, { components?: Record<string, { state: string }> }> }).error ?? {};
+  return Object.entries(failed).flatMap(([check, detail]) => {
+    const components = Object.entries(detail.components ?? {}).filter(([, c]) => c.state !== 'ready');
+    return components.length > 0 ? components.map(([name]) => name) : [check];
+  });
+}
+
 /** Maps anything thrown to the one error body shape; unknown errors are logged and become a plain 500. */
 @Catch()
 export class ErrorFilter implements ExceptionFilter {
@@ -32,9 +42,17 @@ export class ErrorFilter implements ExceptionFilter {
         typeof body === 'object' && body !== null && 'message' in body
           ? String(Array.isArray(body.message) ? body.message[0] : body.message)
           : exception.message;
-      res
-        .status(status)
-        .json({ error: status === 404 ? 'Not found' : message, code: CODE_BY_STATUS[status] ?? 'ERROR' });
+      if (status === 503) {
+        res
+          .status(503)
+          .json({ error: `Not ready: ${downComponents(body).join(', ')}`, code: ERROR_CODES.NOT_READY });
+        return;
+      }
+      res.status(status).json({
+        error: status === 404 ? 'Not found' : message,
+        code:
+          CODE_BY_STATUS[status] ?? (status < 500 ? ERROR_CODES.INVALID_REQUEST : ERROR_CODES.INTERNAL_ERROR),
+      });
       return;
     }
     this.logger.error({ err: exception }, 'unhandled error');

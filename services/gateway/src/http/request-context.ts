@@ -5,6 +5,20 @@ import express, { type NextFunction, type Request, type Response } from 'express
 import { pinoHttp } from 'pino-http';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+/** No request of the API nests deeper than 3; validation walks bodies recursively, so bound it early. */
+export const MAX_JSON_DEPTH = 32;
+
+/** Whether `value` nests arrays or objects deeper than `max`, walked without recursion. */
+export function nestsDeeperThan(value: unknown, max: number): boolean {
+  const stack: Array<[unknown, number]> = [[value, 0]];
+  while (stack.length > 0) {
+    const [current, depth] = stack.pop()!;
+    if (typeof current !== 'object' || current === null) continue;
+    if (depth >= max) return true;
+    for (const child of Object.values(current)) stack.push([child, depth + 1]);
+  }
+  return false;
+}
 
 /**
  * What runs before Nest's router: request ids, access logs, and the JSON body parser with its
@@ -57,5 +71,12 @@ export function requestPipeline(logger: Logger) {
       next(err);
     }
   };
-  return [requestId, accessLog, json, bodyErrors] as const;
+  const depthGuard = (req: Request, res: Response, next: NextFunction) => {
+    if (!nestsDeeperThan(req.body, MAX_JSON_DEPTH)) return next();
+    res.status(400).json({
+      error: `Request body nests deeper than ${MAX_JSON_DEPTH} levels`,
+      code: ERROR_CODES.INVALID_REQUEST,
+    });
+  };
+  return [requestId, accessLog, json, bodyErrors, depthGuard] as const;
 }

@@ -43,6 +43,9 @@ export class FakeObjectStore implements ObjectStore {
   async delete(bucket: Bucket, key: string): Promise<void> {
     this.objects.delete(`${bucket}/${key}`);
   }
+  async list(): Promise<[]> {
+    return [];
+  }
   publicUrl(key: string): string {
     return `https://cdn.example.test/${key}`;
   }

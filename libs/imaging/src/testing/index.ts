@@ -1,0 +1,1 @@
+export * from './hostile-images.js';
