@@ -22,7 +22,7 @@ export interface Config {
   webhookRetryDelaysMs: number[];
   webhookAllowPrivate: boolean;
   renderTimeoutMs: number;
-  /** Renders a rendering process runs at once; each one's encode takes a libvips thread. */
+  /** Renders run at once on the file log (Kafka: one per partition at a time); each encode takes a libvips thread. */
   renderConcurrency: number;
   /** Wait for a sync generation before answering 500. */
   syncTimeoutMs: number;
