@@ -5,4 +5,3 @@ export * from './libvips.js';
 export * from './markup.js';
 export * from './pixel-budget.js';
 export * from './placeholder.js';
-export * from './limits.js';

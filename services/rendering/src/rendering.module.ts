@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
+import { LOGGER, type Logger } from '@thumbforge/platform';
 import { Renderer } from '@thumbforge/design-engine';
-import { boundImageMemory } from '@thumbforge/imaging';
+import { boundLibvipsForRendering } from '@thumbforge/imaging';
 import { generationModelProvider, LocalGenerationModel } from './model/index.js';
 import { RenderJobUseCase } from './render-job/render-job.usecase.js';
 import { RenderOutcomes } from './render-outcomes/render-outcomes.projection.js';
@@ -12,7 +13,13 @@ import { RenderingConsumer } from './rendering.consumer.js';
  */
 @Module({
   providers: [
-    Renderer,
+    {
+      provide: Renderer,
+      // A title with characters no bundled font covers is still drawn (with visible boxes); the log says which.
+      useFactory: (logger: Logger) =>
+        new Renderer({ onMissingGlyphs: (report) => logger.warn(report, 'glyphs missing') }),
+      inject: [LOGGER],
+    },
     LocalGenerationModel,
     generationModelProvider,
     RenderOutcomes,
@@ -22,6 +29,6 @@ import { RenderingConsumer } from './rendering.consumer.js';
 })
 export class RenderingModule {
   constructor() {
-    boundImageMemory();
+    boundLibvipsForRendering();
   }
 }
