@@ -130,6 +130,9 @@ export const ERROR_CODES = [
   'IDEMPOTENCY_KEY_IN_USE',
   'INVALID_SIGNATURE',
   'URL_EXPIRED',
+  'METHOD_NOT_ALLOWED',
+  'NOT_READY',
+  'SHUTTING_DOWN',
 ] as const;
 /** A known code, or one added by a newer server. */
 export type ErrorCode = (typeof ERROR_CODES)[number] | (string & {});

@@ -92,6 +92,9 @@ ERROR_CODES: List[str] = [
     "IDEMPOTENCY_KEY_IN_USE",
     "INVALID_SIGNATURE",
     "URL_EXPIRED",
+    "METHOD_NOT_ALLOWED",
+    "NOT_READY",
+    "SHUTTING_DOWN",
 ]
 
 API_PATHS: List[str] = ["/v1/generate", "/v1/jobs/{jobId}", "/v1/og/{file}"]

@@ -21,7 +21,7 @@ const log = {
     return [];
   },
 } as unknown as EventLog;
-const objects = { put: async () => undefined } as unknown as ObjectStore;
+const objects = { put: async () => undefined, delete: async () => undefined } as unknown as ObjectStore;
 const config = loadConfig({
   DATA_DIR: '/tmp/tf-generate-test',
   KEY_ENCRYPTION_SECRET: 'b'.repeat(64),

@@ -16,7 +16,35 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
     .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'ADMIN_TOKEN' }, 'admin-token')
     .build();
   const document = withCommonResponses(SwaggerModule.createDocument(app, config));
-  return { ...document, openapi: '3.1.0', webhooks: WEBHOOKS } as OpenAPIObject;
+  return asOpenApi31({ ...document, openapi: '3.1.0', webhooks: WEBHOOKS } as OpenAPIObject);
+}
+
+/**
+ * Nest writes OpenAPI 3.0 schemas; the document is 3.1 (for `webhooks`), where `nullable` no longer
+ * exists: a nullable schema becomes `type: [T, 'null']` (or `anyOf` with `null` around a reference),
+ * and `null` joins its enum. An operation that names no security scheme is public, and says so.
+ */
+function asOpenApi31(document: OpenAPIObject): OpenAPIObject {
+  const visit = (node: unknown): unknown => {
+    if (Array.isArray(node)) return node.map(visit);
+    if (!node || typeof node !== 'object') return node;
+    const { nullable, ...rest } = node as Record<string, unknown>;
+    const schema = Object.fromEntries(Object.entries(rest).map(([k, v]) => [k, visit(v)]));
+    if (nullable !== true) return schema;
+    if (typeof schema.type === 'string') {
+      const enumValues = Array.isArray(schema.enum) ? { enum: [...schema.enum, null] } : {};
+      return { ...schema, type: [schema.type, 'null'], ...enumValues };
+    }
+    return { anyOf: [schema, { type: 'null' }] };
+  };
+  const converted = visit(document) as OpenAPIObject;
+  for (const item of Object.values(converted.paths)) {
+    for (const operation of Object.values(item) as OperationObject[]) {
+      if (typeof operation === 'object' && operation.responses && !operation.security)
+        operation.security = [];
+    }
+  }
+  return converted;
 }
 
 const REQUEST_ID = {
@@ -78,9 +106,12 @@ const WEBHOOK_HEADERS = [
   ),
 ];
 
-const webhook = (summary: string, schema: object) => ({
+const webhook = (operationId: string, summary: string, schema: object) => ({
   post: {
+    operationId,
     summary,
+    // The receiver authenticates the sender by the signature headers, not by a scheme of ours.
+    security: [],
     parameters: WEBHOOK_HEADERS,
     requestBody: { required: true, content: { 'application/json': { schema } } },
     responses: {
@@ -93,7 +124,7 @@ const webhook = (summary: string, schema: object) => ({
 
 /** Spec §6.2: the events POSTed to a request's `webhookUrl` (OpenAPI 3.1 `webhooks`). */
 const WEBHOOKS = {
-  'generation.completed': webhook('The job succeeded', {
+  'generation.completed': webhook('generationCompleted', 'The job succeeded', {
     type: 'object',
     required: ['event', 'jobId', 'data', 'timestamp'],
     properties: {
@@ -103,7 +134,7 @@ const WEBHOOKS = {
       timestamp: { type: 'string', format: 'date-time' },
     },
   }),
-  'generation.failed': webhook('The job failed', {
+  'generation.failed': webhook('generationFailed', 'The job failed', {
     type: 'object',
     required: ['event', 'jobId', 'error', 'timestamp'],
     properties: {
