@@ -38,7 +38,7 @@ export default tseslint.config(
     },
   },
   // The one shared test configuration sits at the root, outside every project.
-  { files: ['**/vitest.config.ts'], rules: { '@nx/enforce-module-boundaries': 'off' } },
+  { files: ['**/vitest*.config.ts'], rules: { '@nx/enforce-module-boundaries': 'off' } },
   {
     files: ['**/*.spec.ts', '**/test/**/*.ts'],
     rules: { '@typescript-eslint/no-non-null-assertion': 'off' },
