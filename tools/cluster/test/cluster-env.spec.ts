@@ -32,6 +32,8 @@ describe('clusterEnv', () => {
         clientId: 'thumbforge',
         partitions: 6,
         sessionTimeoutMs: 30_000,
+        tls: null,
+        sasl: null,
       },
       mongo: { uri: 'mongodb://127.0.0.1:38811/thumbforge' },
       s3: {

@@ -67,6 +67,7 @@ export class ApiKeyDto {
 
 export class IssueWebhookSecretDto {
   @ApiPropertyOptional({
+    type: 'integer',
     default: 86400,
     minimum: 0,
     maximum: 604800,

@@ -80,6 +80,7 @@ export function toStoredEvent(body: RecordBody, topic: string, offset: number): 
     offset,
   };
   if (body.headers !== undefined) event.headers = body.headers;
+  if (body.fence !== undefined) event.fence = body.fence;
   return event;
 }
 

@@ -42,5 +42,6 @@ export function fromMessage(topic: string, partition: number, message: KafkaMess
     offset: Number(message.offset),
   };
   if (envelope.headers !== undefined) event.headers = envelope.headers;
+  if (envelope.fence !== undefined) event.fence = envelope.fence;
   return event;
 }

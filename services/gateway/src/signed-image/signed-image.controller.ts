@@ -1,5 +1,5 @@
 import { Controller, Get, Headers, Param, Req, Res } from '@nestjs/common';
-import { ApiOperation, ApiParam, ApiProduces, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiOperation, ApiParam, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { ERROR_CODES, ErrorDto } from '@thumbforge/contracts';
 import type { Request, Response } from 'express';
 import { ApiException } from '../http/api-exception.js';
@@ -33,11 +33,19 @@ export class SignedImageController {
   @ApiQuery({ name: 'customAssetsId', required: false })
   @ApiQuery({ name: 'exp', required: false, description: 'Expiry, Unix seconds' })
   @ApiQuery({ name: 'sig', required: true })
-  @ApiProduces('image/webp', 'image/png')
-  @ApiResponse({ status: 200, description: 'The image; ETag and Cache-Control set.' })
+  // The image types belong to the 200 alone: every error is the usual JSON body.
+  @ApiResponse({
+    status: 200,
+    description: 'The image; ETag and Cache-Control set.',
+    content: {
+      'image/webp': { schema: { type: 'string', format: 'binary' } },
+      'image/png': { schema: { type: 'string', format: 'binary' } },
+    },
+  })
   @ApiResponse({ status: 304, description: 'If-None-Match matched.' })
   @ApiResponse({ status: 400, type: ErrorDto })
   @ApiResponse({ status: 403, type: ErrorDto, description: 'INVALID_SIGNATURE or URL_EXPIRED' })
+  @ApiResponse({ status: 404, type: ErrorDto, description: 'Not an {accountId}.{webp|png} file name' })
   @ApiResponse({ status: 429, type: ErrorDto })
   async get(
     @Param('file') file: string,
