@@ -217,6 +217,76 @@ describe('FileEventLog', () => {
       await sub.close();
     });
 
+    it('hands a consumer that keeps up the newest events from memory and one that lags from disk, alike', async () => {
+      const dir = await newDir();
+      const log = await open(dir, { fsync: 'never' });
+      const follow = async (group: string) => {
+        const seen: unknown[] = [];
+        const sub = await log.subscribe({
+          group,
+          topics: ['t'],
+          from: 'beginning',
+          handle: async (event) => void seen.push(event),
+        });
+        return { seen, sub };
+      };
+      const { seen: live, sub: liveSub } = await follow('live');
+      // About 2 KB each: 1,500 events are three times the bytes kept in memory.
+      const filler = 'x'.repeat(2000);
+      for (let from = 0; from < 1500; from += 50) {
+        await log.append(
+          't',
+          range(from, from + 50).map((n) => testEvent(n, 'agg_1', { filler })),
+        );
+      }
+      await liveSub.waitFor('t', 1499);
+      const { seen: late, sub: lateSub } = await follow('late');
+      await lateSub.waitFor('t', 1499);
+      await liveSub.close();
+      await lateSub.close();
+      await log.close();
+      const fromDisk = await collect((await open(dir)).read('t'));
+      expect(fromDisk.map((e) => e.offset)).toEqual(range(0, 1500));
+      expect(fromDisk.map((e) => (e.payload as { n: number }).n)).toEqual(range(0, 1500));
+      expect(live).toEqual(fromDisk);
+      expect(late).toEqual(fromDisk);
+    });
+
+    it("commits a group's positions once per interval, and what is left on close", async () => {
+      const dir = await newDir();
+      const groupFile = join(dir, 'groups', 'g.json');
+      const positions = () =>
+        readFile(groupFile, 'utf8').then(
+          (text) => JSON.parse(text) as Record<string, number>,
+          (): Record<string, number> => ({}),
+        );
+      const log = await open(dir, { commitIntervalMs: 600_000 });
+      const sub = await log.subscribe({
+        group: 'g',
+        topics: ['t'],
+        from: 'committed',
+        handle: async () => {},
+      });
+      await log.append('t', [testEvent(0), testEvent(1)]);
+      await sub.waitFor('t', 1);
+      await tick(50);
+      expect(await positions()).toEqual({});
+      await log.close();
+      expect(await positions()).toEqual({ [positionKey('t')]: 2 });
+
+      const eager = await open(dir, { commitIntervalMs: 0 });
+      const again = await eager.subscribe({
+        group: 'g',
+        topics: ['t'],
+        from: 'committed',
+        handle: async () => {},
+      });
+      await eager.append('t', [testEvent(2)]);
+      await again.waitFor('t', 2);
+      for (let i = 0; i < 200 && (await positions())[positionKey('t')] !== 3; i++) await tick(10);
+      expect(await positions()).toEqual({ [positionKey('t')]: 3 });
+    });
+
     it('fails ping and refuses work once closed', async () => {
       const log = await open(await newDir());
       await log.ping();

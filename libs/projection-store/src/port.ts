@@ -2,6 +2,10 @@
  * Read models. Every document has an `id`; each projection records the log positions it has applied
  * (`topic:partition` → next offset) so a restart resumes and an event applied twice changes nothing.
  * Only single-document operations: what every MongoDB-wire-compatible server supports.
+ *
+ * Documents handed out (by `get`, `find`, `update`, and to `update`'s `change`) are read-only: a
+ * change is a new document given to `put` or returned from `change`. The memory store hands out its
+ * stored documents frozen, without a copy; a store that copies on every read may do so.
  */
 export interface Document {
   id: string;

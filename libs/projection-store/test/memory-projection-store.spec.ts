@@ -24,6 +24,22 @@ describe('MemoryProjectionStore', () => {
     expect(sorted.map((d) => d.id)).toEqual(['b', 'c', 'd', 'a']);
   });
 
+  it('hands out its documents frozen, nested parts included, and stores a change as a new document', async () => {
+    const docs = new MemoryProjectionStore().collection<Doc & { tags: string[] }>('docs');
+    await docs.put({ id: 'a', rank: 1, tags: ['x'] });
+    const read = (await docs.get('a'))!;
+    expect(() => {
+      read.rank = 2;
+    }).toThrow(TypeError);
+    expect(() => read.tags.push('y')).toThrow(TypeError);
+    const [found] = await docs.find({ id: 'a' });
+    expect(found).toBe(read);
+    const next = await docs.update('a', (current) => ({ ...current!, tags: [...current!.tags, 'y'] }));
+    expect(Object.isFrozen(next!.tags)).toBe(true);
+    expect(read.tags).toEqual(['x']);
+    expect((await docs.get('a'))!.tags).toEqual(['x', 'y']);
+  });
+
   it('keeps dates as dates', async () => {
     const docs = new MemoryProjectionStore().collection<Doc>('docs');
     const at = new Date('2026-04-27T14:30:00Z');

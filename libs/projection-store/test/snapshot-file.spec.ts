@@ -45,8 +45,11 @@ describe('projection snapshots on disk', () => {
     expect(await restored.collection<Doc>('other').count()).toBe(1);
     expect(await restored.positions('p')).toEqual({ 't:0': 3, 'u:1': 7 });
 
-    // A read hands out a copy: changing it changes nothing stored.
-    (await docs.get('a'))!.n = 99;
+    // A restored document is read-only, as every stored one is.
+    const restoredDoc = (await docs.get('a'))!;
+    expect(() => {
+      restoredDoc.n = 99;
+    }).toThrow(TypeError);
     expect((await docs.get('a'))!.n).toBe(1);
     expect(await docs.update('a', (d) => ({ ...d!, n: 2 }))).toMatchObject({ n: 2 });
     expect((await docs.get('a'))!.n).toBe(2);

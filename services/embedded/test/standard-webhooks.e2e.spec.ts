@@ -10,13 +10,25 @@ import { startReceiver, type ReceivedWebhook } from './support/webhook-receiver.
 const here = dirname(fileURLToPath(import.meta.url));
 const PYTHON_DIR = join(here, 'support/python');
 
-/** The official Python library, in the project's cached virtualenv. */
-function verifyInPython(secret: string, hook: ReceivedWebhook): { ok: boolean; output: string } {
-  const python = execFileSync(
+/**
+ * The project's cached virtualenv with the official Python library. Made before the service starts:
+ * creating it blocks this process for seconds, long enough for the service to close a kept-alive
+ * connection that the next request would then reuse (ECONNRESET).
+ */
+function pythonWithVerifier(): string {
+  return execFileSync(
     join(here, '../../../tools/infra/python-venv'),
     [join(PYTHON_DIR, 'requirements.txt')],
-    { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] },
+    {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
   ).trim();
+}
+
+let python: string;
+
+function verifyInPython(secret: string, hook: ReceivedWebhook): { ok: boolean; output: string } {
   const run = spawnSync(python, [join(PYTHON_DIR, 'verify_standard_webhook.py')], {
     input: JSON.stringify({ secret, headers: standardHeaders(hook), body: hook.body }),
     encoding: 'utf8',
@@ -49,6 +61,7 @@ describe('Standard Webhooks', () => {
   let receiver: Awaited<ReturnType<typeof startReceiver>>;
 
   beforeAll(async () => {
+    python = pythonWithVerifier();
     // Receivers compare webhook-timestamp with their own clock: the service's must be the real one.
     app = await startApp({ RATE_LIMITS: 'pro=1000' }, { clock: new TestClock(new Date()) });
     account = await admin(app.url).createAccount('pro');

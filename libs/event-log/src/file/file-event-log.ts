@@ -14,7 +14,12 @@ import {
 import { FileSubscription, type SubscriptionHost } from './file-subscription.js';
 import { cleanEnvelope, checkFrame, encodeRecord, parseRecord, toStoredEvent } from './frame.js';
 import { acquireLock, syncDir } from './fs-util.js';
-import { groupFile, GroupCommitter, readGroupPositions } from './group-positions.js';
+import {
+  DEFAULT_COMMIT_INTERVAL_MS,
+  groupFile,
+  GroupCommitter,
+  readGroupPositions,
+} from './group-positions.js';
 import { incompleteTail, newSegment, scanSegment, segmentBase, type Segment } from './segment.js';
 
 export interface FileEventLogOptions {
@@ -27,6 +32,12 @@ export interface FileEventLogOptions {
   retryDelayMs?: (attempt: number) => number;
   /** Failures no caller can see (a handler given up on, a read error a consumer retries). */
   onError?: (error: unknown, context: string) => void;
+  /**
+   * How long a consumer group's advanced positions gather before one write commits them (default
+   * 1 s; 0 writes each at once). Delivery is at-least-once either way: a crash redelivers at most
+   * what this interval handled.
+   */
+  commitIntervalMs?: number;
 }
 
 export interface FileEventLogStats {
@@ -71,6 +82,20 @@ interface TopicState {
   drained: Promise<void>;
   /** Set when a failed write could not be rolled back: the topic refuses writes until reopened. */
   failed?: Error;
+  tail: RecentBytes;
+}
+
+/**
+ * The newest bytes written to a topic's last segment, kept so that consumers that keep up (all of
+ * them, in a service that is not replaying) read what was just appended from memory, without a
+ * disk read and a thread-pool round trip per batch.
+ */
+interface RecentBytes {
+  segment?: Segment;
+  /** Segment position of `buf[0]`. */
+  start: number;
+  length: number;
+  buf?: Buffer;
 }
 
 type Phase = 'new' | 'opening' | 'open' | 'closing-subscriptions' | 'closing' | 'closed';
@@ -81,6 +106,38 @@ const MAX_SEGMENT_BYTES = 0xffffffff;
 const MAX_WRITE_BYTES = 8 * 1024 * 1024;
 const READ_BATCH_RECORDS = 2048;
 const READ_BATCH_BYTES = 1024 * 1024;
+/** At least this much of a topic's newest bytes stays readable from memory (twice it is allocated). */
+const RECENT_BYTES = 1024 * 1024;
+
+function remember(tail: RecentBytes, segment: Segment, start: number, frames: Buffer[], bytes: number): void {
+  if (bytes > RECENT_BYTES) {
+    tail.segment = undefined;
+    return;
+  }
+  if (tail.segment !== segment || tail.start + tail.length !== start) {
+    tail.segment = segment;
+    tail.start = start;
+    tail.length = 0;
+  }
+  const buf = (tail.buf ??= Buffer.allocUnsafeSlow(2 * RECENT_BYTES));
+  if (tail.length + bytes > buf.length) {
+    // Drop the oldest bytes, keeping RECENT_BYTES minus what comes: a copy per RECENT_BYTES written.
+    const keep = RECENT_BYTES - bytes;
+    buf.copyWithin(0, tail.length - keep, tail.length);
+    tail.start += tail.length - keep;
+    tail.length = keep;
+  }
+  for (const frame of frames) {
+    frame.copy(buf, tail.length);
+    tail.length += frame.length;
+  }
+}
+
+/** `[start, stop)` of `segment` from memory, when all of it is among the recent bytes. */
+function recall(tail: RecentBytes, segment: Segment, start: number, stop: number): Buffer | undefined {
+  if (tail.segment !== segment || start < tail.start || stop > tail.start + tail.length) return undefined;
+  return tail.buf!.subarray(start - tail.start, stop - tail.start);
+}
 const TOPIC_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,199}$/;
 
 function assertTopic(topic: string): void {
@@ -144,6 +201,7 @@ export class FileEventLog implements EventLog {
   private readonly durable: boolean;
   private readonly segmentBytes: number;
   private readonly retryDelayMs: (attempt: number) => number;
+  private readonly commitIntervalMs: number;
   private readonly onError: (error: unknown, context: string) => void;
   private readonly topics = new Map<string, TopicState>();
   private readonly subscriptions = new Set<FileSubscription>();
@@ -171,6 +229,10 @@ export class FileEventLog implements EventLog {
     this.durable = options.fsync === 'always';
     this.segmentBytes = segmentBytes;
     this.retryDelayMs = options.retryDelayMs ?? defaultRetryDelayMs;
+    this.commitIntervalMs = options.commitIntervalMs ?? DEFAULT_COMMIT_INTERVAL_MS;
+    if (!Number.isFinite(this.commitIntervalMs) || this.commitIntervalMs < 0) {
+      throw new RangeError('commitIntervalMs must be a non-negative number');
+    }
     this.onError = options.onError ?? defaultOnError;
     this.host = {
       end: (topic) => this.topics.get(topic)?.next ?? 0,
@@ -297,6 +359,7 @@ export class FileEventLog implements EventLog {
       queue: [],
       draining: false,
       drained: Promise.resolve(),
+      tail: { start: 0, length: 0 },
     };
   }
 
@@ -358,9 +421,9 @@ export class FileEventLog implements EventLog {
       return;
     }
     const start = segment.size;
+    const frames = batch.flatMap((pending) => pending.frames);
     try {
       const handle = await segment.handle!;
-      const frames = batch.flatMap((pending) => pending.frames);
       await writeFully(handle, frames.length === 1 ? frames[0] : Buffer.concat(frames, bytes), start);
       this.counters.writes++;
       if (this.durable) {
@@ -382,6 +445,7 @@ export class FileEventLog implements EventLog {
       }),
     );
     segment.size = position;
+    remember(state.tail, segment, start, frames, bytes);
     state.next = offset;
     batch.forEach((pending, i) => pending.resolve(results[i]));
     for (const subscription of this.subscriptions)
@@ -453,8 +517,11 @@ export class FileEventLog implements EventLog {
     let last = first + 1;
     while (last < limit && records.at(last) - start < READ_BATCH_BYTES) last++;
     const stop = last < records.length ? records.at(last) : segment.size;
-    const buf = Buffer.allocUnsafe(stop - start);
-    await readFully(await this.readHandle(segment), buf, start);
+    let buf = recall(state.tail, segment, start, stop);
+    if (!buf) {
+      buf = Buffer.allocUnsafe(stop - start);
+      await readFully(await this.readHandle(segment), buf, start);
+    }
     const events: StoredEvent[] = [];
     for (let i = first; i < last; i++) {
       const at = records.at(i) - start;
@@ -556,8 +623,12 @@ export class FileEventLog implements EventLog {
       const file = groupFile(this.groupsDir, group);
       committer = readGroupPositions(file).then(
         (positions) =>
-          new GroupCommitter(file, this.durable, positions, (error) =>
-            this.onError(error, `committing positions of group ${group}`),
+          new GroupCommitter(
+            file,
+            this.durable,
+            positions,
+            (error) => this.onError(error, `committing positions of group ${group}`),
+            this.commitIntervalMs,
           ),
       );
       committer.catch(() => this.committers.delete(group));

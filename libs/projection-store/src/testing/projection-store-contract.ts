@@ -71,18 +71,18 @@ export function describeProjectionStoreContract(
         expect(await docs.count()).toBe(1);
       });
 
-      it('hands out copies: changing a returned or stored object changes nothing stored', async () => {
+      it('keeps its own copy of a stored object and hands out documents that later writes leave alone', async () => {
         const docs = jobs();
         const doc = job('job_1', { tags: ['a'] });
         await docs.put(doc);
         doc.status = 'changed';
         doc.tags!.push('b');
         const read = (await docs.get('job_1'))!;
-        read.credits = 999;
-        read.tags!.push('c');
         const [found] = await docs.find({ id: 'job_1' });
-        found.status = 'also changed';
-        expect(await docs.get('job_1')).toEqual(job('job_1', { tags: ['a'] }));
+        await docs.update('job_1', (current) => ({ ...current!, status: 'completed', tags: ['z'] }));
+        expect(read).toEqual(job('job_1', { tags: ['a'] }));
+        expect(found).toEqual(job('job_1', { tags: ['a'] }));
+        expect(await docs.get('job_1')).toEqual(job('job_1', { status: 'completed', tags: ['z'] }));
       });
 
       it('deletes a document; deleting an unknown id is a no-op', async () => {

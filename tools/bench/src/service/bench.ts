@@ -9,6 +9,7 @@ import { generateBody, KeyRing, syncUnderLoad, type LoadResult } from '../cluste
 import type { Progress } from '../cluster/progress.js';
 import { summarize, type LatencySummary } from '../cluster/stats.js';
 import { createAccounts, startEmbedded } from '../cluster/targets.js';
+import { measureStartup, type StartupMeasurement } from '../startup/startup.js';
 import { jobFromBody } from './render-job.js';
 
 export type ServerKind = 'render-inline' | 'render-pool' | 'embedded';
@@ -26,6 +27,9 @@ export interface ServiceBenchOptions {
   bareRenders: number;
   /** Total requests to the embedded service after which its RSS is read (ascending). */
   rssAt: readonly number[];
+  /** Billing events of the start-up rows' history (0: no start-up rows). */
+  startupEvents: number;
+  startupAccounts: number;
   progress: Progress;
 }
 
@@ -46,12 +50,6 @@ export interface RssSample {
   rssMb: number;
 }
 
-/** Start-up to ready after a long history, with and without projection snapshots (not measured yet). */
-export interface StartupRow {
-  label: string;
-  ms: number | null;
-}
-
 export interface ServiceBenchReport {
   options: Omit<ServiceBenchOptions, 'progress'>;
   bare: BareRender;
@@ -59,7 +57,8 @@ export interface ServiceBenchReport {
   rss: RssSample[];
   /** Requests of the RSS run that were not answered 2xx. */
   rssFailures: number;
-  startup: StartupRow[];
+  /** Spawn to ready after `startupEvents` events, without and with the snapshot; absent when not run. */
+  startup?: StartupMeasurement;
 }
 
 const RENDER_SERVER = fileURLToPath(new URL('./render-server.js', import.meta.url));
@@ -181,16 +180,11 @@ export async function runServiceBench(options: ServiceBenchOptions): Promise<Ser
   } finally {
     await target.stop();
   }
+  // Last, with the service stopped: the start-up rows have the machine to themselves.
+  const startup =
+    options.startupEvents > 0
+      ? await measureStartup({ events: options.startupEvents, accounts: options.startupAccounts, progress })
+      : undefined;
   const { progress: _progress, ...settings } = options;
-  return {
-    options: settings,
-    bare,
-    servers,
-    rss,
-    rssFailures,
-    startup: [
-      { label: 'start-up to ready after 1,000,000 events, full replay (ms)', ms: null },
-      { label: 'start-up to ready after 1,000,000 events, from snapshots (ms)', ms: null },
-    ],
-  };
+  return { options: settings, bare, servers, rss, rssFailures, startup };
 }

@@ -4,7 +4,8 @@ import { runServiceBench } from './bench.js';
 import { formatServiceReport } from './report.js';
 
 const USAGE = `usage: npm run bench:service -- [--connections 1,4,16] [--requests-per-connection N]
-                                  [--min-requests N] [--warmup N] [--bare N] [--rss-at 1000,10000]`;
+                                  [--min-requests N] [--warmup N] [--bare N] [--rss-at 1000,10000]
+                                  [--startup-events 1000000] [--startup-accounts 5000]`;
 
 function fail(message: string): never {
   console.error(`${message}\n${USAGE}`);
@@ -33,6 +34,8 @@ const { values } = parseArgs({
     warmup: { type: 'string' },
     bare: { type: 'string' },
     'rss-at': { type: 'string' },
+    'startup-events': { type: 'string' },
+    'startup-accounts': { type: 'string' },
     help: { type: 'boolean', default: false },
   },
 });
@@ -48,6 +51,8 @@ const report = await runServiceBench({
   warmup: count(values.warmup, 'warmup', 20),
   bareRenders: count(values.bare, 'bare', 60),
   rssAt: counts(values['rss-at'], 'rss-at', [1_000, 10_000]),
+  startupEvents: count(values['startup-events'], 'startup-events', 1_000_000),
+  startupAccounts: Math.max(1, count(values['startup-accounts'], 'startup-accounts', 5_000)),
   progress: terminalProgress(),
 });
 console.log(formatServiceReport(report));

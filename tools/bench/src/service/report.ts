@@ -1,4 +1,5 @@
 import type { LoadResult } from '../cluster/latency.js';
+import { formatStartup, startupChecks } from '../startup/report.js';
 import type { ServerKind, ServiceBenchReport } from './bench.js';
 
 export const SERVER_LABELS: Record<ServerKind, string> = {
@@ -81,6 +82,11 @@ export function serviceTargetChecks(report: ServiceBenchReport): TargetCheck[] {
       });
     }
   }
+  if (report.startup) {
+    for (const check of startupChecks(report.startup)) {
+      checks.push({ label: `5: ${check.target}`, measured: check.measured, pass: check.pass });
+    }
+  }
   return checks;
 }
 
@@ -129,9 +135,8 @@ export function formatServiceReport(report: ServiceBenchReport): string {
     );
   }
   if (report.rss.length > 0) lines.push(`requests of the RSS run not answered 2xx: ${report.rssFailures}`);
-  for (const startup of report.startup) {
-    lines.push(`${startup.label}: ${startup.ms === null ? '- (not measured by this run)' : ms(startup.ms)}`);
-  }
+  if (report.startup) lines.push('', ...formatStartup(report.startup));
+  else lines.push('start-up after a long history: not measured by this run (--startup-events 0)');
   lines.push('', 'targets:');
   for (const check of serviceTargetChecks(report)) {
     lines.push(`  ${check.pass ? 'PASS' : 'FAIL'}  ${check.label}: ${check.measured}`);
