@@ -44,7 +44,10 @@ describe('FileEventLog', () => {
   }
 
   async function segmentsOf(dir: string, topic: string): Promise<string[]> {
-    return (await readdir(join(dir, 'topics', topic))).sort().map((f) => join(dir, 'topics', topic, f));
+    return (await readdir(join(dir, 'topics', topic)))
+      .filter((f) => f.endsWith('.seg'))
+      .sort()
+      .map((f) => join(dir, 'topics', topic, f));
   }
 
   describe('storage', () => {
@@ -473,7 +476,7 @@ describe('FileEventLog', () => {
       expect((await reopened.append('t', [testEvent(9)]))[0].offset).toBe(2);
     });
 
-    it('refuses to open when a record before the tail is corrupt', async () => {
+    it('refuses to open when a record before the tail is corrupt and its segment has no index', async () => {
       const dir = await newDir();
       const log = await openLog(dir, { segmentBytes: 512 });
       await log.append(
@@ -483,12 +486,55 @@ describe('FileEventLog', () => {
       for (let i = 0; i < 5; i++) await log.append('t', [testEvent(20 + i)]);
       await log.close();
       const [first] = await segmentsOf(dir, 't');
+      await rm(first.replace(/\.seg$/, '.idx'));
       const bytes = await readFile(first);
       bytes[20] ^= 0xff;
       await writeFile(first, bytes);
       await expect(openLog(dir)).rejects.toThrow(CorruptLogError);
       // The failed open released the directory.
       await expect(openLog(dir)).rejects.toThrow(CorruptLogError);
+    });
+
+    it('indexes sealed segments: opening reads the index, a damaged or stale one is scanned instead, a corrupt record fails its read', async () => {
+      const dir = await newDir();
+      const log = await openLog(dir, { segmentBytes: 512 });
+      const stored = [];
+      for (let i = 0; i < 30; i++) stored.push(...(await log.append('t', [testEvent(i)])));
+      await log.close();
+      const segments = await segmentsOf(dir, 't');
+      const indexes = (await readdir(join(dir, 'topics', 't'))).filter((f) => f.endsWith('.idx'));
+      // Every segment but the last, which is still appended to.
+      expect(indexes.sort()).toEqual(
+        segments.slice(0, -1).map((f) => f.split('/').at(-1)!.replace('.seg', '.idx')),
+      );
+
+      const reopened = await openLog(dir, { segmentBytes: 512 });
+      expect(await collect(reopened.read('t'))).toEqual(stored);
+      await reopened.close();
+
+      // A damaged index, another segment's and one that is not an index are all ignored.
+      const [first, second, third] = segments;
+      const indexOf = (segment: string) => segment.replace(/\.seg$/, '.idx');
+      const damaged = await readFile(indexOf(first));
+      await writeFile(indexOf(second), damaged);
+      damaged[damaged.length - 1] ^= 0xff;
+      await writeFile(indexOf(first), damaged);
+      await writeFile(indexOf(third), 'not an index');
+      const rescanned = await openLog(dir, { segmentBytes: 512 });
+      expect(await collect(rescanned.read('t'))).toEqual(stored);
+      await rescanned.close();
+      // Scanned whole, each got a fresh index.
+      expect(await readFile(indexOf(first))).not.toEqual(damaged);
+      expect((await readFile(indexOf(third))).length).toBeGreaterThan(24);
+
+      // Trusted from its index, a sealed segment's records are still checked when read.
+      const bytes = await readFile(first);
+      bytes[20] ^= 0xff;
+      await writeFile(first, bytes);
+      const trusting = await openLog(dir, { segmentBytes: 512 });
+      await expect(collect(trusting.read('t'))).rejects.toThrow(CorruptLogError);
+      expect(await collect(trusting.read('t', { fromOffset: 5 }))).toEqual(stored.slice(5));
+      await trusting.close();
     });
   });
 });

@@ -20,7 +20,16 @@ import {
   GroupCommitter,
   readGroupPositions,
 } from './group-positions.js';
-import { incompleteTail, newSegment, scanSegment, segmentBase, type Segment } from './segment.js';
+import {
+  dropSegmentIndex,
+  incompleteTail,
+  loadSegmentIndex,
+  newSegment,
+  scanSegment,
+  segmentBase,
+  writeSegmentIndex,
+  type Segment,
+} from './segment.js';
 
 export interface FileEventLogOptions {
   dir: string;
@@ -206,6 +215,7 @@ export class FileEventLog implements EventLog {
   private readonly topics = new Map<string, TopicState>();
   private readonly subscriptions = new Set<FileSubscription>();
   private readonly committers = new Map<string, Promise<GroupCommitter>>();
+  private readonly indexWrites = new Set<Promise<void>>();
   private readonly counters: FileEventLogStats = { appends: 0, writes: 0, syncs: 0 };
   private readonly recoveries: RecoveryNote[] = [];
   private phase: Phase = 'new';
@@ -295,7 +305,11 @@ export class FileEventLog implements EventLog {
       .map((base) => newSegment(dir, base));
     for (let i = 0; i < segments.length; i++) {
       const segment = segments[i];
+      const sealed = i < segments.length - 1;
+      if (sealed && (await loadSegmentIndex(segment))) continue;
       const scan = await scanSegment(segment);
+      // A sealed segment scanned whole gets its index now, so the next open skips its records.
+      if (sealed && !scan.tornReason) await writeSegmentIndex(segment, this.durable);
       if (!scan.tornReason) continue;
       const later = segments.slice(i + 1);
       if (later.some((s) => s.records.length > 0) || (await this.anyNonEmpty(later))) {
@@ -305,7 +319,10 @@ export class FileEventLog implements EventLog {
       }
       // A torn tail is an append that was never acknowledged: cut it and everything after it.
       await truncateFile(segment.path, scan.validBytes);
-      for (const empty of later) await unlink(empty.path);
+      for (const empty of later) {
+        await dropSegmentIndex(empty);
+        await unlink(empty.path);
+      }
       segments.length = i + 1;
       this.recoveries.push({
         topic: name,
@@ -316,6 +333,8 @@ export class FileEventLog implements EventLog {
       break;
     }
     const last = segments.at(-1);
+    // The last segment is the one appended to: it has no index until the log rolls past it.
+    if (last) await dropSegmentIndex(last);
     if (last && last.records.length > 0) {
       const partial = await incompleteTail(last);
       if (partial > last.records.length) {
@@ -482,8 +501,18 @@ export class FileEventLog implements EventLog {
     segment.handle = open(segment.path, 'wx+');
     await segment.handle;
     if (this.durable) await syncDir(state.dir);
+    const sealed = state.segments.at(-1);
     state.segments.push(segment);
+    if (sealed) this.indexInBackground(sealed);
     return segment;
+  }
+
+  /** Off the append path: without the index, the next open scans the segment instead. */
+  private indexInBackground(segment: Segment): void {
+    const writing = writeSegmentIndex(segment, this.durable)
+      .catch((error: unknown) => this.onError(error, `writing the index of ${segment.path}`))
+      .finally(() => this.indexWrites.delete(writing));
+    this.indexWrites.add(writing);
   }
 
   private readHandle(segment: Segment): Promise<FileHandle> {
@@ -660,6 +689,7 @@ export class FileEventLog implements EventLog {
     const results = await Promise.allSettled([...this.subscriptions].map((s) => s.close()));
     this.phase = 'closing';
     for (const state of this.topics.values()) await state.drained;
+    await Promise.all(this.indexWrites);
     for (const committer of this.committers.values()) {
       await committer
         .then((c) => c.flush())

@@ -12,7 +12,7 @@ export async function syncDir(dir: string): Promise<void> {
 }
 
 /** Replaces `file` with `data` so a reader sees the old content or the new one, never a mix. */
-export async function writeFileAtomic(file: string, data: string, durable: boolean): Promise<void> {
+export async function writeFileAtomic(file: string, data: string | Buffer, durable: boolean): Promise<void> {
   const tmp = `${file}.tmp`;
   const handle = await open(tmp, 'w');
   try {

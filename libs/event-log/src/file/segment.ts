@@ -1,6 +1,8 @@
-import { open, type FileHandle } from 'node:fs/promises';
+import { open, readFile, stat, unlink, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
+import { crc32 } from 'node:zlib';
 import { batchOf, checkFrame, HEADER_BYTES, MAX_RECORD_BYTES, parseRecord } from './frame.js';
+import { writeFileAtomic } from './fs-util.js';
 
 /** Start positions of a segment's records: 4 bytes per record instead of a parsed event. */
 export class RecordIndex {
@@ -28,6 +30,22 @@ export class RecordIndex {
   truncate(length: number): void {
     this.count = Math.min(this.count, length);
   }
+
+  /** The positions as little-endian u32, as a sealed segment's index file holds them. */
+  toBytes(): Buffer {
+    const bytes = Buffer.allocUnsafe(this.count * 4);
+    for (let i = 0; i < this.count; i++) bytes.writeUInt32LE(this.data[i], i * 4);
+    return bytes;
+  }
+
+  static fromBytes(bytes: Buffer): RecordIndex {
+    const index = new RecordIndex();
+    const count = bytes.length / 4;
+    index.data = new Uint32Array(Math.max(count, 1));
+    for (let i = 0; i < count; i++) index.data[i] = bytes.readUInt32LE(i * 4);
+    index.count = count;
+    return index;
+  }
 }
 
 export interface Segment {
@@ -44,6 +62,59 @@ const SEGMENT_NAME = /^(\d{20})\.seg$/;
 
 export function segmentFileName(base: number): string {
   return `${String(base).padStart(20, '0')}.seg`;
+}
+
+/**
+ * A sealed segment's index file (`<base>.idx`): written when the log rolls past the segment, so that
+ * opening the log reads 4 bytes per record of it instead of every record. Layout: magic, record
+ * count, the segment's size and the CRC-32 of the positions (u32 little-endian each), the segment's
+ * base offset (f64), then the positions. The last segment has none and is always scanned; records of a sealed segment are still
+ * checked (length and CRC) when they are read.
+ */
+export function indexPath(segment: Segment): string {
+  return segment.path.replace(/\.seg$/, '.idx');
+}
+
+const INDEX_MAGIC = 0x58494654; // "TFIX" read as little-endian
+const INDEX_HEADER_BYTES = 24;
+
+export async function writeSegmentIndex(segment: Segment, durable: boolean): Promise<void> {
+  const positions = segment.records.toBytes();
+  const header = Buffer.allocUnsafe(INDEX_HEADER_BYTES);
+  header.writeUInt32LE(INDEX_MAGIC, 0);
+  header.writeUInt32LE(segment.records.length, 4);
+  header.writeUInt32LE(segment.size, 8);
+  header.writeUInt32LE(crc32(positions), 12);
+  header.writeDoubleLE(segment.base, 16);
+  await writeFileAtomic(indexPath(segment), Buffer.concat([header, positions]), durable);
+}
+
+/** Loads a sealed segment's index when it is whole and matches the file; false means scan instead. */
+export async function loadSegmentIndex(segment: Segment): Promise<boolean> {
+  let bytes: Buffer;
+  try {
+    bytes = await readFile(indexPath(segment));
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
+    throw error;
+  }
+  if (bytes.length < INDEX_HEADER_BYTES || bytes.readUInt32LE(0) !== INDEX_MAGIC) return false;
+  const count = bytes.readUInt32LE(4);
+  const size = bytes.readUInt32LE(8);
+  const positions = bytes.subarray(INDEX_HEADER_BYTES);
+  if (positions.length !== count * 4 || crc32(positions) !== bytes.readUInt32LE(12)) return false;
+  if (bytes.readDoubleLE(16) !== segment.base || (await stat(segment.path)).size !== size) return false;
+  if (count > 0 && positions.readUInt32LE(0) !== 0) return false;
+  segment.records = RecordIndex.fromBytes(positions);
+  segment.size = size;
+  return true;
+}
+
+/** Removes a segment's index: the segment is the last one again (or gone), and is scanned on open. */
+export async function dropSegmentIndex(segment: Segment): Promise<void> {
+  await unlink(indexPath(segment)).catch((error: NodeJS.ErrnoException) => {
+    if (error.code !== 'ENOENT') throw error;
+  });
 }
 
 export function segmentBase(fileName: string): number | undefined {

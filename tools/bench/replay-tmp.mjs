@@ -1,0 +1,14 @@
+import { mkdtempSync } from 'node:fs';
+import { FileEventLog } from '@thumbforge/event-log';
+import { billingHistory } from './dist/cluster/billing-history.js';
+import { ledgerDigest, measureReplay } from './dist/cluster/replay.js';
+const events = Number(process.argv[2] ?? 1000000);
+const h = billingHistory({ events, accounts: 5000, chunk: 500 });
+const chunks = [...h.chunks];
+const digest = ledgerDigest(h.ledgers);
+const log = new FileEventLog({ dir: mkdtempSync('/tmp/rb/l-'), fsync: 'always' });
+await log.open();
+const noop = { start: () => ({ update() {}, stop() {} }), note() {} };
+const m = await measureReplay(log, 'file', 'bench.billing', { chunks, expectedDigest: digest, progress: noop });
+console.log(JSON.stringify({ ...m, evPerS: Math.round(m.events / m.replayMs * 1000), readOnlyEvPerS: Math.round(m.events / (m.replayMs - m.foldMs) * 1000) }));
+await log.close();
