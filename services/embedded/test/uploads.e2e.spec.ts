@@ -1,6 +1,8 @@
+import { readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { admin, generate, startApp, type TestApp } from './support/app.js';
-import { pngDataUrl } from './support/images.js';
+import { decode, pngDataUrl } from './support/images.js';
 import { uploadsOnDisk } from './support/uploads.js';
 
 /** Inline images are kept only for jobs that are accepted: a refusal leaves nothing in the private store. */
@@ -58,5 +60,36 @@ describe('inline uploads of refused jobs', () => {
     expect(res.status).toBe(404);
     expect(res.body).toEqual({ error: 'customAssetsId not found', code: 'REFERENCE_SET_NOT_FOUND' });
     expect(uploadsOnDisk(app.dataDir).sort()).toEqual(before);
+  });
+
+  it("the public test key's placeholders are written once per format, model and encoding, not per request", async () => {
+    const dir = join(app.dataDir, 'objects', 'public', 'users', 'public-test', 'placeholders');
+    // A rewrite gives an image (or its metadata file) a new inode and modification time.
+    const files = () =>
+      readdirSync(dir)
+        .sort()
+        .map((name) => `${name} ${statSync(join(dir, name)).ino} ${statSync(join(dir, name)).mtimeMs}`);
+    const variants = [
+      { format: 'linkedin', outputFormat: 'png', width: 1200, height: 627 },
+      { format: 'x', outputFormat: 'webp', width: 1200, height: 675 },
+    ] as const;
+    let first: string[] = [];
+    for (let round = 0; round < 3; round++) {
+      for (const { format, outputFormat, width, height } of variants) {
+        // The public test key is limited per address and second: each request in a second of its own.
+        app.clock.advance(1000);
+        const res = await generate(app.url, 'tf_test_public', {
+          title: `Ping ${round}`,
+          format,
+          outputFormat,
+        });
+        expect(res.status, JSON.stringify(res.body)).toBe(200);
+        expect(await decode(res.body.image)).toMatchObject({ format: outputFormat, width, height });
+      }
+      if (round === 0) first = files();
+      expect(files()).toEqual(first);
+    }
+    const images = first.map((f) => f.split(' ')[0]).filter((name) => !name!.startsWith('.'));
+    expect(images).toEqual(['linkedin-sd.png', 'x-sd.webp']);
   });
 });
