@@ -23,6 +23,7 @@ import { photoSprite } from './paint/photo.js';
 import { referenceProfile } from './paint/references.js';
 import { Shaper } from './paint/shaper.js';
 import { backdropAreas, paintTitle, type TitleColours } from './paint/title.js';
+import { checkpoint } from './paint/abort.js';
 
 export interface RenderInputs {
   photo?: Buffer;
@@ -68,17 +69,30 @@ export interface Composition {
   logo: Rect | null;
 }
 
+export interface PaintOptions {
+  /** Keep a copy of the picture just before the title is drawn (`Composition.backdrop`). */
+  keepBackdrop?: boolean;
+  signal?: AbortSignal;
+}
+
 /** Where an inline logo goes when the job carries no saved placement: clear of YouTube's duration badge. */
 export function defaultLogoPlacement(format: Format): Omit<LogoPlacement, 'key'> {
   return { position: format === 'youtube' ? 'top-right' : 'bottom-right', size: 0.14, dropShadow: true };
 }
 
-/** One encode of raw RGB pixels with the service's encoder settings. */
-export function encode(canvas: Canvas, outputFormat: OutputFormat): Promise<Buffer> {
-  return withEncoder(
+/** One encode of raw RGB pixels with the service's encoder settings; an aborted render gets no encode. */
+export async function encode(
+  canvas: Canvas,
+  outputFormat: OutputFormat,
+  signal?: AbortSignal,
+): Promise<Buffer> {
+  checkpoint(signal);
+  const image = await withEncoder(
     sharp(canvas.data, { raw: { width: canvas.width, height: canvas.height, channels: 3 } }),
     outputFormat,
   ).toBuffer();
+  checkpoint(signal);
+  return image;
 }
 
 /**
@@ -86,7 +100,9 @@ export function encode(canvas: Canvas, outputFormat: OutputFormat): Promise<Buff
  * the bundled fonts), `paint` draws background, photo, title and logo into one RGB canvas, `encode`
  * writes the single WebP or PNG. `render` is the three in a row. Deterministic: the same job and inputs
  * always give the same bytes. Holds only caches (shaped fonts, backgrounds, sprites), so one instance
- * serves any number of jobs.
+ * serves any number of jobs. Each stage takes an optional `AbortSignal`: an aborted render rejects with
+ * `RenderAborted` at its next checkpoint (between stages, before each large buffer) and draws nothing
+ * further.
  */
 export class Renderer {
   private readonly shaper = new Shaper();
@@ -102,17 +118,22 @@ export class Renderer {
     capHeight: (font) => this.shaper.capHeight(font),
   };
 
-  async render(job: JobSpec, inputs: RenderInputs): Promise<RenderedImage> {
-    const { canvas } = await this.compose(job, inputs);
-    return { image: await encode(canvas, job.outputFormat), width: canvas.width, height: canvas.height };
+  async render(job: JobSpec, inputs: RenderInputs, signal?: AbortSignal): Promise<RenderedImage> {
+    const { canvas } = await this.compose(job, inputs, { signal });
+    return {
+      image: await encode(canvas, job.outputFormat, signal),
+      width: canvas.width,
+      height: canvas.height,
+    };
   }
 
-  async design(job: JobSpec, inputs: RenderInputs): Promise<Plan> {
+  async design(job: JobSpec, inputs: RenderInputs, signal?: AbortSignal): Promise<Plan> {
+    checkpoint(signal);
     const size = dimensionsOf(job.format, job.model);
     const placement = inputs.logo ? { ...defaultLogoPlacement(job.format), ...job.logo } : null;
     const [aspect, reference] = await Promise.all([
       inputs.logo ? logoAspect(inputs.logo) : Promise.resolve(null),
-      inputs.references?.length ? referenceProfile(inputs.references) : Promise.resolve(null),
+      inputs.references?.length ? referenceProfile(inputs.references, signal) : Promise.resolve(null),
     ]);
     const logo = placement && aspect !== null ? logoRect(size, placement, aspect, job.format) : null;
     const design = designThumbnail(
@@ -150,33 +171,29 @@ export class Renderer {
     return [...missing];
   }
 
-  async paint(
-    plan: Plan,
-    inputs: RenderInputs,
-    options: { keepBackdrop?: boolean } = {},
-  ): Promise<Composition> {
+  async paint(plan: Plan, inputs: RenderInputs, options: PaintOptions = {}): Promise<Composition> {
     const { design, logo, reference } = plan;
+    const { signal } = options;
+    checkpoint(signal);
     const [canvas, photo, logoLayers] = await Promise.all([
-      paintBackground(design, reference?.colours ?? null),
+      paintBackground(design, reference?.colours ?? null, signal),
       inputs.photo && design.template.photo
-        ? photoSprite(inputs.photo, design.template.photo, design.palette)
+        ? photoSprite(inputs.photo, design.template.photo, design.palette, signal)
         : Promise.resolve(null),
-      inputs.logo && logo ? logoSprites(inputs.logo, logo, plan.logoDropShadow) : Promise.resolve([]),
+      inputs.logo && logo ? logoSprites(inputs.logo, logo, plan.logoDropShadow, signal) : Promise.resolve([]),
     ]);
+    checkpoint(signal);
     if (photo) paintSprite(canvas, photo);
     const colours = design.layout ? titleColours(canvas, design, backdropAreas(design)) : null;
     const backdrop = options.keepBackdrop ? copyCanvas(canvas) : null;
     if (colours) await paintTitle(canvas, design, this.shaper, colours);
+    checkpoint(signal);
     for (const sprite of logoLayers) paintSprite(canvas, sprite);
     return { canvas, design, colours, backdrop, logo };
   }
 
   /** `design` then `paint`. */
-  async compose(
-    job: JobSpec,
-    inputs: RenderInputs,
-    options: { keepBackdrop?: boolean } = {},
-  ): Promise<Composition> {
-    return this.paint(await this.design(job, inputs), inputs, options);
+  async compose(job: JobSpec, inputs: RenderInputs, options: PaintOptions = {}): Promise<Composition> {
+    return this.paint(await this.design(job, inputs, options.signal), inputs, options);
   }
 }

@@ -4,6 +4,7 @@ export {
   encode,
   Renderer,
   type Composition,
+  type PaintOptions,
   type MissingGlyphs,
   type Plan,
   type RenderedImage,
@@ -12,5 +13,6 @@ export {
 } from './engine.js';
 export { FONT_IDS, FONTS, type BundledFont, type FontId } from './fonts/catalogue.js';
 export { paintLogo } from './logo-overlay.js';
+export { RenderAborted } from './paint/abort.js';
 export { SCRIPT_SAMPLES, type ScriptSample } from './script-samples.js';
 export type { Canvas } from './paint/canvas.js';

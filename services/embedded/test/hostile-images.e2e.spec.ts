@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { dataUrlOf, hostileImages, type HostileImage } from '@thumbforge/imaging/testing';
@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { admin, generate, request, type Json } from './support/app.js';
 import { decode } from './support/images.js';
 import { startProcess, type ServiceProcess } from './support/process.js';
+import { uploadsOnDisk } from './support/uploads.js';
 
 /**
  * Peak resident memory the service may reach over the whole suite. An idle process holds about
@@ -18,19 +19,6 @@ function peakRssMb(pid: number): number {
   const match = /^VmHWM:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
   if (!match) throw new Error('no VmHWM in /proc status');
   return Number(match[1]) / 1024;
-}
-
-function uploadsOnDisk(dataDir: string): string[] {
-  try {
-    return readdirSync(join(dataDir, 'objects', 'private', 'uploads'), {
-      recursive: true,
-      withFileTypes: true,
-    })
-      .filter((entry) => entry.isFile() && !entry.name.startsWith('.'))
-      .map((entry) => join(entry.parentPath, entry.name));
-  } catch {
-    return [];
-  }
 }
 
 describe('hostile images as photo, logo and reference image, against the running process', () => {

@@ -306,6 +306,30 @@ describe('the rendered settings', () => {
   });
 });
 
+describe('the trusted proxies', () => {
+  const envOf = (manifest: Manifest) => containers(manifest)[0]!.env ?? [];
+
+  it('reach the gateway, and only the gateway, when set', async () => {
+    const manifests = await renderChart(helm, {
+      files: ['ci/default-values.yaml'],
+      setString: ['gateway.trustedProxies=10.42.0.0/16\\,loopback'],
+    });
+    expect(envOf(deploymentOf(manifests, 'gateway')!)).toContainEqual({
+      name: 'TRUSTED_PROXIES',
+      value: '10.42.0.0/16,loopback',
+    });
+    for (const service of ['billing', 'asset', 'rendering', 'webhook-delivery'])
+      expect(envOf(deploymentOf(manifests, service)!).map((e) => e.name)).not.toContain('TRUSTED_PROXIES');
+  });
+
+  it('are none by default', async () => {
+    const manifests = await renderChart(helm, VALUE_SETS.default!);
+    for (const workload of ofKind(manifests, 'Deployment'))
+      expect(envOf(workload).map((e) => e.name)).not.toContain('TRUSTED_PROXIES');
+    expect(dataOf(manifests, 'ConfigMap', 'tf-thumbforge')).not.toHaveProperty('TRUSTED_PROXIES');
+  });
+});
+
 describe('NOTES.txt', () => {
   it('shows how to reach the gateway and the first request with the public test key', async () => {
     const notes = await renderNotes(helm, VALUE_SETS.default!);

@@ -3,6 +3,7 @@ import type { Design, WeightedColour } from '../layout/index.js';
 import { calmness, crispLayer } from './background-shapes.js';
 import { smoothLayer } from './background-smooth.js';
 import { sceneOf } from './background-scene.js';
+import { checkpoint, shared } from './abort.js';
 import type { Canvas } from './canvas.js';
 import { LruCache } from './lru.js';
 
@@ -16,17 +17,23 @@ const cache = new LruCache<Promise<Buffer>>(192 * 1024 * 1024);
 /** Smooth layers (gradients, glows, blurred blobs) are drawn at this fraction and enlarged. */
 const SMOOTH_SCALE = 4;
 
-export async function paintBackground(design: Design, mirror: WeightedColour[] | null): Promise<Canvas> {
+export async function paintBackground(
+  design: Design,
+  mirror: WeightedColour[] | null,
+  signal?: AbortSignal,
+): Promise<Canvas> {
   const { width, height } = design.canvas;
   const key = backgroundKey(design, mirror);
-  let pixels = cache.get(key);
-  if (!pixels) {
-    pixels = drawBackground(design, mirror);
-    cache.set(key, pixels, width * height * 3);
-    pixels.catch(() => cache.delete(key));
-  }
+  const pixels = await shared(
+    cache,
+    key,
+    width * height * 3,
+    () => drawBackground(design, mirror, signal),
+    signal,
+  );
+  checkpoint(signal);
   // A private copy: the render draws into it.
-  return { data: Buffer.from(await pixels), width, height };
+  return { data: Buffer.from(pixels), width, height };
 }
 
 function backgroundKey(design: Design, mirror: WeightedColour[] | null): string {
@@ -44,7 +51,11 @@ function backgroundKey(design: Design, mirror: WeightedColour[] | null): string 
   ]);
 }
 
-async function drawBackground(design: Design, mirror: WeightedColour[] | null): Promise<Buffer> {
+async function drawBackground(
+  design: Design,
+  mirror: WeightedColour[] | null,
+  signal: AbortSignal | undefined,
+): Promise<Buffer> {
   const { width: W, height: H } = design.canvas;
   const scene = sceneOf(design, mirror ?? []);
   // Smooth layers at a quarter of the size, shapes at half: librsvg's time goes with the pixel
@@ -67,6 +78,7 @@ async function drawBackground(design: Design, mirror: WeightedColour[] | null): 
           .toBuffer()
       : Promise.resolve(null),
   ]);
+  checkpoint(signal);
   const out = Buffer.alloc(W * H * 3);
   const calm = calmness(scene);
   const smoothRow = new Float32Array(small.width * 3);

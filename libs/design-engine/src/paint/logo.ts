@@ -1,6 +1,7 @@
 import { LIMITS } from '@thumbforge/contracts';
 import sharp, { type OverlayOptions } from 'sharp';
 import type { Rect } from '../layout/index.js';
+import { checkpoint, shared } from './abort.js';
 import type { Sprite } from './canvas.js';
 import { digest } from './digest.js';
 import { LruCache } from './lru.js';
@@ -26,18 +27,29 @@ export function logoAspect(logo: Buffer): Promise<number> {
  * The logo fitted into its rectangle and, when asked, a soft shadow cast down and to the right:
  * sprites to draw last, shadow first. Kept per logo, rectangle and shadow setting.
  */
-export function logoSprites(logo: Buffer, rect: Rect, dropShadow: boolean): Promise<Sprite[]> {
+export function logoSprites(
+  logo: Buffer,
+  rect: Rect,
+  dropShadow: boolean,
+  signal?: AbortSignal,
+): Promise<Sprite[]> {
   const key = `${digest(logo)}:${rect.x},${rect.y},${rect.width},${rect.height}:${dropShadow}`;
-  let sprites = cache.get(key);
-  if (!sprites) {
-    sprites = drawLogo(logo, rect, dropShadow);
-    cache.set(key, sprites, rect.width * rect.height * 8);
-    sprites.catch(() => cache.delete(key));
-  }
-  return sprites;
+  return shared(
+    cache,
+    key,
+    rect.width * rect.height * 8,
+    () => drawLogo(logo, rect, dropShadow, signal),
+    signal,
+  );
 }
 
-async function drawLogo(logo: Buffer, rect: Rect, dropShadow: boolean): Promise<Sprite[]> {
+async function drawLogo(
+  logo: Buffer,
+  rect: Rect,
+  dropShadow: boolean,
+  signal: AbortSignal | undefined,
+): Promise<Sprite[]> {
+  checkpoint(signal);
   const fitted = await sharp(logo, {
     failOn: 'error',
     limitInputPixels: LIMITS.maxInputPixels,
@@ -50,6 +62,7 @@ async function drawLogo(logo: Buffer, rect: Rect, dropShadow: boolean): Promise<
   const { width, height } = fitted.info;
   const sprites: Sprite[] = [];
   if (dropShadow) {
+    checkpoint(signal);
     const blur = Math.max(1, rect.width * 0.03);
     const margin = Math.ceil(blur * 3);
     const offset = Math.max(1, Math.round(rect.width * 0.025));

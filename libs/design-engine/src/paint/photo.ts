@@ -2,6 +2,7 @@ import { LIMITS } from '@thumbforge/contracts';
 import { assertWithinPixelBudget } from '@thumbforge/imaging';
 import sharp from 'sharp';
 import { focusCrop, parseHex, subjectFocus, type PaletteSpec, type PhotoPlacement } from '../layout/index.js';
+import { checkpoint, shared } from './abort.js';
 import type { Sprite } from './canvas.js';
 import { digest } from './digest.js';
 import { LruCache } from './lru.js';
@@ -17,22 +18,38 @@ const cache = new LruCache<Promise<Sprite>>(96 * 1024 * 1024);
  * towards the scene's colours (shadows take the background's hue, a little extra contrast) and faded into the
  * background along the edge that faces the title.
  */
-export function photoSprite(photo: Buffer, placement: PhotoPlacement, palette: PaletteSpec): Promise<Sprite> {
+export function photoSprite(
+  photo: Buffer,
+  placement: PhotoPlacement,
+  palette: PaletteSpec,
+  signal?: AbortSignal,
+): Promise<Sprite> {
   const { rect, fadeEdge } = placement;
   const key = `${digest(photo)}:${rect.x},${rect.y},${rect.width},${rect.height}:${fadeEdge}:${placement.sideFade}:${palette.base}`;
-  let sprite = cache.get(key);
-  if (!sprite) {
-    sprite = cutPhoto(photo, placement, palette);
-    cache.set(key, sprite, rect.width * rect.height * 4);
-    sprite.catch(() => cache.delete(key));
-  }
-  return sprite;
+  return shared(
+    cache,
+    key,
+    rect.width * rect.height * 4,
+    () => cutPhoto(photo, placement, palette, signal),
+    signal,
+  );
 }
 
-async function cutPhoto(photo: Buffer, placement: PhotoPlacement, palette: PaletteSpec): Promise<Sprite> {
+async function cutPhoto(
+  photo: Buffer,
+  placement: PhotoPlacement,
+  palette: PaletteSpec,
+  signal: AbortSignal | undefined,
+): Promise<Sprite> {
   const { width, height, x: left, y: top } = placement.rect;
   // A slot faded at its top shows its subject lower, below the fade.
-  const rgb = await cropToSubject(photo, { width, height }, placement.fadeEdge === 'top' ? 0.55 : 0.4);
+  const rgb = await cropToSubject(
+    photo,
+    { width, height },
+    placement.fadeEdge === 'top' ? 0.55 : 0.4,
+    signal,
+  );
+  checkpoint(signal);
   const tint = parseHex(palette.base);
   const out = new Uint8Array(width * height * 4);
   const fade = Math.max(1, Math.round((placement.fadeEdge === 'top' ? height : width) * FADE_SHARE));
@@ -74,7 +91,9 @@ async function cropToSubject(
   photo: Buffer,
   slot: { width: number; height: number },
   anchor: number,
+  signal: AbortSignal | undefined,
 ): Promise<Buffer> {
+  checkpoint(signal);
   const small = await open(photo)
     .resize(48, 48, { fit: 'inside' })
     .removeAlpha()
@@ -85,6 +104,7 @@ async function cropToSubject(
   // Both branches scale the whole photo to cover the slot before cutting it: bound that image first.
   const crop = focusCrop(autoOrient, slot, focus ?? { x: 0.5, y: 0.5 }, anchor);
   assertWithinPixelBudget('photo scaled to its slot', crop.scaledWidth, crop.scaledHeight);
+  checkpoint(signal);
   if (!focus) {
     return open(photo)
       .resize(slot.width, slot.height, { fit: 'cover', position: 'attention' })

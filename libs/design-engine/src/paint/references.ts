@@ -1,6 +1,7 @@
 import { LIMITS } from '@thumbforge/contracts';
 import sharp from 'sharp';
 import { profileReferences, type Pixels, type ReferenceProfile } from '../layout/index.js';
+import { shared } from './abort.js';
 import { digest } from './digest.js';
 import { LruCache } from './lru.js';
 
@@ -30,13 +31,13 @@ export async function referencePixels(image: Buffer): Promise<Pixels> {
 }
 
 /** The profile of a reference set; a saved set comes back with every job that names it, so it is kept. */
-export function referenceProfile(images: Buffer[]): Promise<ReferenceProfile> {
+export function referenceProfile(images: Buffer[], signal?: AbortSignal): Promise<ReferenceProfile> {
   const key = images.map(digest).join(',');
-  let profile = profiles.get(key);
-  if (!profile) {
-    profile = Promise.all(images.map(referencePixels)).then(profileReferences);
-    profiles.set(key, profile);
-    profile.catch(() => profiles.delete(key));
-  }
-  return profile;
+  return shared(
+    profiles,
+    key,
+    1,
+    () => Promise.all(images.map(referencePixels)).then(profileReferences),
+    signal,
+  );
 }

@@ -8,8 +8,8 @@ import type { GeneratedImage, GenerationInputs, GenerationModel } from './port.j
 export class LocalGenerationModel implements GenerationModel {
   constructor(private readonly renderer: Renderer) {}
 
-  async generate(job: JobSpec, inputs: GenerationInputs): Promise<GeneratedImage> {
-    const { image, width, height } = await this.renderer.render(job, inputs);
+  async generate(job: JobSpec, inputs: GenerationInputs, signal?: AbortSignal): Promise<GeneratedImage> {
+    const { image, width, height } = await this.renderer.render(job, inputs, signal);
     return { image, width, height, by: 'local' };
   }
 }

@@ -65,7 +65,7 @@ export class OpenAiGenerationModel implements GenerationModel, OnModuleDestroy {
     return this.breaker.stats.failures;
   }
 
-  async generate(job: JobSpec, inputs: GenerationInputs): Promise<GeneratedImage> {
+  async generate(job: JobSpec, inputs: GenerationInputs, signal?: AbortSignal): Promise<GeneratedImage> {
     const canvas = dimensionsOf(job.format, job.model);
     const references = inputs.references ?? [];
     const request: ImageRequest = {
@@ -82,7 +82,7 @@ export class OpenAiGenerationModel implements GenerationModel, OnModuleDestroy {
     try {
       drawn = await this.breaker.fire(request);
     } catch (error) {
-      return this.fallBack(job, inputs, error);
+      return this.fallBack(job, inputs, error, signal);
     }
 
     const { data, info } = await sharp(drawn, { failOn: 'error', limitInputPixels: LIMITS.maxInputPixels })
@@ -115,12 +115,17 @@ export class OpenAiGenerationModel implements GenerationModel, OnModuleDestroy {
     return image;
   }
 
-  private async fallBack(job: JobSpec, inputs: GenerationInputs, error: unknown): Promise<GeneratedImage> {
+  private async fallBack(
+    job: JobSpec,
+    inputs: GenerationInputs,
+    error: unknown,
+    signal: AbortSignal | undefined,
+  ): Promise<GeneratedImage> {
     const { logger, fallback, local } = this.options;
     const reason = isBreakerOpen(error) ? 'circuit open' : (error as Error).message;
     if (fallback === 'local') {
       logger.warn({ jobId: job.jobId, reason }, 'image model unavailable: rendering with the local engine');
-      const rendered = await local.generate(job, inputs);
+      const rendered = await local.generate(job, inputs, signal);
       return { ...rendered, by: 'local-fallback' };
     }
     logger.error({ jobId: job.jobId, reason }, 'image model failed');

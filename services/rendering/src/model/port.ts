@@ -18,9 +18,9 @@ export interface GeneratedImage {
   by: GeneratedBy;
 }
 
-/** Turns a job and its images into the finished thumbnail. */
+/** Turns a job and its images into the finished thumbnail; stops drawing once `signal` is aborted. */
 export interface GenerationModel {
-  generate(job: JobSpec, inputs: GenerationInputs): Promise<GeneratedImage>;
+  generate(job: JobSpec, inputs: GenerationInputs, signal?: AbortSignal): Promise<GeneratedImage>;
 }
 
 export const GENERATION_MODEL = Symbol.for('thumbforge.GenerationModel');

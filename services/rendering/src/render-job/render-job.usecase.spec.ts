@@ -145,6 +145,39 @@ describe('RenderJobUseCase', () => {
     ]);
   });
 
+  it('aborts the render at the timeout, so the engine stops drawing it', async () => {
+    let seen: AbortSignal | undefined;
+    const model: GenerationModel = {
+      generate: (_job, _inputs, signal) =>
+        new Promise((_, reject) => {
+          seen = signal;
+          signal?.addEventListener('abort', () => reject(signal.reason as Error));
+        }),
+    };
+    const { log, objects, useCase } = setup(model, 25);
+    const result = await useCase.execute({ job, reservationEventId: RESERVED });
+    expect(result).toEqual({ status: 'failed', error: 'Generation timed out after 25 ms' });
+    expect(seen?.aborted).toBe(true);
+    expect((seen?.reason as Error).message).toBe('Generation timed out after 25 ms');
+    expect(log.appended.map((e) => e.type)).toEqual(['render.failed']);
+    expect(objects.objects.size).toBe(0);
+  });
+
+  it('leaves the signal alone when the render finishes in time', async () => {
+    let seen: AbortSignal | undefined;
+    const model: GenerationModel = {
+      generate: async (_job, _inputs, signal) => {
+        seen = signal;
+        return { image: IMAGE, width: 1280, height: 720, by: 'local' };
+      },
+    };
+    const { useCase } = setup(model);
+    expect(await useCase.execute({ job, reservationEventId: RESERVED })).toMatchObject({
+      status: 'succeeded',
+    });
+    expect(seen?.aborted).toBe(false);
+  });
+
   it('ignores a render that finishes after its timeout', async () => {
     vi.useFakeTimers();
     try {

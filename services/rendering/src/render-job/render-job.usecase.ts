@@ -75,7 +75,7 @@ export class RenderJobUseCase {
       rendered = await withSpan(
         'render',
         { attributes: { 'thumbforge.job.id': job.jobId, 'thumbforge.format': job.format } },
-        () => this.withTimeout(this.generate(job)),
+        () => this.withTimeout((signal) => this.generate(job, signal)),
       );
     } catch (error) {
       recordRenderDuration({ ...measured, status: 'failed' }, (performance.now() - started) / 1000);
@@ -147,7 +147,7 @@ export class RenderJobUseCase {
     }
   }
 
-  private async generate(job: JobSpec): Promise<GeneratedImage> {
+  private async generate(job: JobSpec, signal: AbortSignal): Promise<GeneratedImage> {
     const inputs: GenerationInputs = {};
     if (job.photoKey) inputs.photo = await this.load(job.photoKey, 'photo');
     if (job.logo) inputs.logo = await this.load(job.logo.key, 'logo');
@@ -157,8 +157,9 @@ export class RenderJobUseCase {
       );
     }
     try {
-      return await this.model.generate(job, inputs);
+      return await this.model.generate(job, inputs, signal);
     } catch (error) {
+      if (signal.aborted) throw signal.reason;
       if (error instanceof GenerationModelError) throw new GenerationError(error.message);
       this.logger.error({ jobId: job.jobId, err: error }, 'rendering failed');
       throw new GenerationError('The image could not be rendered');
@@ -187,13 +188,23 @@ export class RenderJobUseCase {
     }
   }
 
-  private withTimeout<T>(work: Promise<T>): Promise<T> {
+  /**
+   * The work gets a signal aborted at the timeout: the engine stops at its next checkpoint and drops
+   * what it drew, so a timed-out render frees its memory instead of running on.
+   */
+  private withTimeout<T>(start: (signal: AbortSignal) => Promise<T>): Promise<T> {
     const ms = this.config.renderTimeoutMs;
+    const controller = new AbortController();
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new GenerationError(`Generation timed out after ${ms} ms`)), ms);
+      timer = setTimeout(() => {
+        const error = new GenerationError(`Generation timed out after ${ms} ms`);
+        controller.abort(error);
+        reject(error);
+      }, ms);
     });
-    // The render cannot be interrupted; once timed out, its late result or error is dropped.
+    const work = start(controller.signal);
+    // Once timed out, the work's late result or abort is dropped.
     work.catch(() => undefined);
     return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
   }
