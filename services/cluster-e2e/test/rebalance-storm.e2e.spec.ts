@@ -193,6 +193,7 @@ describe('billing under a rebalance storm on real Kafka', () => {
     `${JOBS} reservations while replicas join, leave, die and freeze: no overdraw at any point, each decided once, rebuilds equal the read models`,
     async () => {
       const next = Math.random;
+      const began = Date.now();
       const accounts = Array.from({ length: ACCOUNTS }, (_, i) => `acc_storm${i}`);
       await Promise.all(Array.from({ length: SLOTS }, (_, slot) => ready(launch(slot))));
       await client.append(
@@ -279,7 +280,10 @@ describe('billing under a rebalance storm on real Kafka', () => {
         }
         if (!replica) launch(slot);
       }
-      process.stderr.write(`[storm] ${JSON.stringify(counts)}\n`);
+      const stormed = Date.now();
+      process.stderr.write(
+        `[storm] ${JSON.stringify(counts)} in ${Math.round((stormed - began) / 1000)} s\n`,
+      );
       const jobIds = new Set(jobs.map((j) => j.jobId));
       let billing: StoredEvent[];
       let facts: StoredEvent[];
@@ -308,6 +312,9 @@ describe('billing under a rebalance storm on real Kafka', () => {
         }
         await sleep(2_000);
       }
+      process.stderr.write(
+        `[storm] all decided ${Math.round((Date.now() - stormed) / 1000)} s after the storm\n`,
+      );
       await renderer.close();
       // The gateway's live projection starts only now, from the beginning of the log, so that it does
       // not share FerretDB with billing while the storm runs; it folds the topics as its consumers
