@@ -78,13 +78,17 @@ export class OwnerFence {
   }
 
   /**
-   * Runs the decision about `command` under this replica's epoch for its partition, once its view
-   * has caught up with its marker. Fenced anew meanwhile (the partition was handed back to it), the
-   * decision runs again under the new epoch: deciding is idempotent, so a second run adds only what
-   * the first one failed to land. False, without deciding, when the partition is not (or no longer)
+   * Runs the decision about `command` (or any subject of the partition, such as a webhook delivery)
+   * under this replica's epoch for its partition, once its view has caught up with its marker. Fenced
+   * anew meanwhile (the partition came back to it, or a newer marker dropped the decision), it runs
+   * again under the new epoch: deciding is idempotent, so a second run adds only what the first one
+   * failed to land. False, without deciding, when the partition is not (or no longer)
    * this replica's: its new owner handles the command again from the group's committed position.
    */
-  async decide(command: StoredEvent, decision: (epoch: number) => Promise<void>): Promise<boolean> {
+  async decide(
+    command: Pick<StoredEvent, 'id' | 'topic' | 'partition'>,
+    decision: (epoch: number) => Promise<void>,
+  ): Promise<boolean> {
     const { partition } = command;
     for (;;) {
       const owned = this.epoch(partition);
