@@ -108,8 +108,9 @@ export class WebhookDeliveryConsumer implements OnApplicationBootstrap, BeforeAp
 
   async beforeApplicationShutdown(): Promise<void> {
     for (const subscription of this.subscriptions) await subscription.close();
-    await this.scheduler.stop();
+    // Its partitions are someone else's now: an attempt in flight is recorded but not decided again.
     this.fence.close();
+    await this.scheduler.stop();
     await Promise.all(this.projections.map((projection) => projection.close()));
     await this.sender.close();
   }
