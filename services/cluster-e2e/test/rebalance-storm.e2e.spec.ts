@@ -35,9 +35,9 @@ const SESSION_TIMEOUT_MS = 6_000;
 /** Reservation commands appended per second while the storm runs. */
 const RATE = 40;
 /**
- * How long the backlog may take to drain once the storm is over. While partitions move every few
- * hundred milliseconds little is decided (every assignment is fenced anew), so most decisions happen
- * here, at the pace of FerretDB on a shared machine.
+ * How long the backlog may take to drain once the storm is over: while partitions move every few
+ * hundred milliseconds a part of the commands waits for the group to settle, and the rest is decided
+ * at the pace of FerretDB on a shared machine.
  */
 const DRAIN_MS = 20 * 60_000;
 
@@ -373,8 +373,8 @@ describe('billing under a rebalance storm on real Kafka', () => {
       process.stderr.write(
         `[storm] ${JOBS} reservations, ${reserved} reserved, ${markers} owner markers, ${fencedOut} facts fenced out\n`,
       );
-      // The storm really moved the partitions: every start and every rebalance fences anew.
-      expect(markers).toBeGreaterThan(10);
+      // The storm really moved the partitions: more owners fenced them than the first three.
+      expect(markers).toBeGreaterThan(PARTITIONS);
     },
     30 * 60_000,
   );
