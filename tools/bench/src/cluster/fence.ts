@@ -142,7 +142,7 @@ export function formatFenceReport(m: FenceMeasurement): string[] {
     `  with the fence:    p50 ${ms(m.fenced.p50)}, p90 ${ms(m.fenced.p90)}`,
     `  fenced/unfenced p50 ${ratio.toFixed(2)}x (target <= ${FENCE_TARGET_RATIO}x): ` +
       `${ratio <= FENCE_TARGET_RATIO ? 'PASS' : 'FAIL'}`,
-    `  a new owner's takeover of a partition (marker appended and folded), once per assignment: ` +
+    `  a new owner's takeover of a partition (marker appended and folded), once per partition that changes hands: ` +
       `p50 ${ms(m.takeover.p50)}, p90 ${ms(m.takeover.p90)}`,
   ];
 }
