@@ -13,6 +13,8 @@ export interface OwnerFenceOptions {
   writer: string;
   /** Resolves once the writer's own view (its projection) has folded `marker` and all before it. */
   reached(marker: StoredEvent): Promise<void>;
+  /** The epoch of `partition` as the writer's view has folded it so far (its latest marker). */
+  current(partition: number): Promise<number | undefined>;
   /** Pause before appending a marker again after a failure (default 200 ms). */
   retryDelayMs?: number;
   /** Told of failed markers (retried) and of commands left to a partition's new owner. */
@@ -20,16 +22,20 @@ export interface OwnerFenceOptions {
 }
 
 /**
- * The owner side of fencing a one-writer topic. Whenever the group hands this replica partitions, it
- * appends a `log.owner-fenced` marker to each and waits until its view has folded it: the marker's
- * offset is the replica's epoch there, and its view then holds every fact that landed before it.
+ * The owner side of fencing a one-writer topic. When the group hands this replica a partition it did
+ * not hold, it appends a `log.owner-fenced` marker there and waits until its view has folded it: the
+ * marker's offset is the replica's epoch, and its view then holds every fact that landed before it.
  * Facts decided afterwards carry the epoch (`EventEnvelope.fence`); a replica that lost the partition
  * meanwhile appends with an older epoch behind a newer marker, and every fold drops those facts.
+ *
+ * A partition kept across a rebalance keeps its epoch (a storm would otherwise spend its time
+ * fencing): if another replica held it in between, that replica's marker is newer, so facts under
+ * the kept epoch are dropped, and `decide` sees it in its view and fences anew before deciding again.
  */
 export class OwnerFence {
   private readonly epochs = new Map<number, Promise<number>>();
   private readonly settled = new Map<number, number>();
-  /** Assignments seen per partition: a marker still failing after a newer one (or none) gives up. */
+  /** Fencing rounds per partition: a marker still failing after a newer round (or none) gives up. */
   private readonly rounds = new Map<number, number>();
   private closed = false;
 
@@ -49,19 +55,17 @@ export class OwnerFence {
         this.rounds.set(partition, (this.rounds.get(partition) ?? 0) + 1);
       }
     }
-    // Also re-fenced when kept: another replica may have held it in between.
     for (const partition of owned) {
-      this.settled.delete(partition);
-      const round = (this.rounds.get(partition) ?? 0) + 1;
-      this.rounds.set(partition, round);
-      const epoch = this.fence(partition, round);
-      this.epochs.set(partition, epoch);
-      void epoch.then(
-        (offset) => {
-          if (this.epochs.get(partition) === epoch) this.settled.set(partition, offset);
-        },
-        () => undefined,
-      );
+      const kept = this.settled.get(partition);
+      if (kept === undefined) {
+        if (!this.epochs.has(partition)) this.refence(partition);
+      } else {
+        // The log may already say another owner came in between: then fence now, not after a decision.
+        void this.options.current(partition).then(
+          (current) => current !== kept && this.supersede(partition, kept),
+          () => this.supersede(partition, kept),
+        );
+      }
     }
   }
 
@@ -74,13 +78,17 @@ export class OwnerFence {
   }
 
   /**
-   * Runs the decision about `command` under this replica's epoch for its partition, once its view
-   * has caught up with its marker. Fenced anew meanwhile (the partition was handed back to it), the
-   * decision runs again under the new epoch: deciding is idempotent, so a second run adds only what
-   * the first one failed to land. False, without deciding, when the partition is not (or no longer)
+   * Runs the decision about `command` (or any subject of the partition, such as a webhook delivery)
+   * under this replica's epoch for its partition, once its view has caught up with its marker. Fenced
+   * anew meanwhile (the partition came back to it, or a newer marker dropped the decision), it runs
+   * again under the new epoch: deciding is idempotent, so a second run adds only what the first one
+   * failed to land. False, without deciding, when the partition is not (or no longer)
    * this replica's: its new owner handles the command again from the group's committed position.
    */
-  async decide(command: StoredEvent, decision: (epoch: number) => Promise<void>): Promise<boolean> {
+  async decide(
+    command: Pick<StoredEvent, 'id' | 'topic' | 'partition'>,
+    decision: (epoch: number) => Promise<void>,
+  ): Promise<boolean> {
     const { partition } = command;
     for (;;) {
       const owned = this.epoch(partition);
@@ -95,7 +103,10 @@ export class OwnerFence {
       const epoch = await owned.catch(() => undefined);
       if (epoch === undefined) continue;
       await decision(epoch);
-      if (this.holds(partition, epoch)) return true;
+      if (!this.holds(partition, epoch)) continue;
+      // The view has folded the decision's facts by now: a newer marker before them dropped them.
+      if ((await this.options.current(partition)) === epoch) return true;
+      this.supersede(partition, epoch);
     }
   }
 
@@ -108,6 +119,25 @@ export class OwnerFence {
     this.closed = true;
     this.epochs.clear();
     this.settled.clear();
+  }
+
+  /** Fences `partition` again unless `epoch` was superseded already. */
+  private supersede(partition: number, epoch: number): void {
+    if (!this.closed && this.settled.get(partition) === epoch) this.refence(partition);
+  }
+
+  private refence(partition: number): void {
+    this.settled.delete(partition);
+    const round = (this.rounds.get(partition) ?? 0) + 1;
+    this.rounds.set(partition, round);
+    const epoch = this.fence(partition, round);
+    this.epochs.set(partition, epoch);
+    void epoch.then(
+      (offset) => {
+        if (this.epochs.get(partition) === epoch) this.settled.set(partition, offset);
+      },
+      () => undefined,
+    );
   }
 
   private async fence(partition: number, round: number): Promise<number> {
@@ -149,8 +179,8 @@ export class OwnerEpochs {
     return true;
   }
 
-  /** The epoch of the event's partition folded so far; undefined before any marker. */
-  async current(event: StoredEvent): Promise<number | undefined> {
-    return (await this.collection.get(positionKey(event.topic, event.partition)))?.epoch;
+  /** The epoch of the event's (or a) partition folded so far; undefined before any marker. */
+  async current({ topic, partition }: TopicPartition): Promise<number | undefined> {
+    return (await this.collection.get(positionKey(topic, partition)))?.epoch;
   }
 }

@@ -48,6 +48,7 @@ export class AssetConsumer implements OnApplicationBootstrap, BeforeApplicationS
       topic: TOPICS.assets,
       writer: ASSET_GROUP,
       reached: (marker) => this.assets.reached(marker),
+      current: (partition) => this.assets.epoch(partition),
       logger,
     });
   }

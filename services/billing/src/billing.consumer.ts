@@ -43,6 +43,7 @@ export class BillingConsumer implements OnApplicationBootstrap, BeforeApplicatio
       topic: TOPICS.billing,
       writer: BILLING_GROUP,
       reached: (marker) => this.ledgers.reached(marker),
+      current: (partition) => this.ledgers.epoch(partition),
       logger,
     });
   }

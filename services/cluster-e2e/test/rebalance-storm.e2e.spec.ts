@@ -35,9 +35,9 @@ const SESSION_TIMEOUT_MS = 6_000;
 /** Reservation commands appended per second while the storm runs. */
 const RATE = 40;
 /**
- * How long the backlog may take to drain once the storm is over. While partitions move every few
- * hundred milliseconds little is decided (every assignment is fenced anew), so most decisions happen
- * here, at the pace of FerretDB on a shared machine.
+ * How long the backlog may take to drain once the storm is over: while partitions move every few
+ * hundred milliseconds a part of the commands waits for the group to settle, and the rest is decided
+ * at the pace of FerretDB on a shared machine.
  */
 const DRAIN_MS = 20 * 60_000;
 
@@ -193,6 +193,7 @@ describe('billing under a rebalance storm on real Kafka', () => {
     `${JOBS} reservations while replicas join, leave, die and freeze: no overdraw at any point, each decided once, rebuilds equal the read models`,
     async () => {
       const next = Math.random;
+      const began = Date.now();
       const accounts = Array.from({ length: ACCOUNTS }, (_, i) => `acc_storm${i}`);
       await Promise.all(Array.from({ length: SLOTS }, (_, slot) => ready(launch(slot))));
       await client.append(
@@ -279,7 +280,10 @@ describe('billing under a rebalance storm on real Kafka', () => {
         }
         if (!replica) launch(slot);
       }
-      process.stderr.write(`[storm] ${JSON.stringify(counts)}\n`);
+      const stormed = Date.now();
+      process.stderr.write(
+        `[storm] ${JSON.stringify(counts)} in ${Math.round((stormed - began) / 1000)} s\n`,
+      );
       const jobIds = new Set(jobs.map((j) => j.jobId));
       let billing: StoredEvent[];
       let facts: StoredEvent[];
@@ -308,6 +312,9 @@ describe('billing under a rebalance storm on real Kafka', () => {
         }
         await sleep(2_000);
       }
+      process.stderr.write(
+        `[storm] all decided ${Math.round((Date.now() - stormed) / 1000)} s after the storm\n`,
+      );
       await renderer.close();
       // The gateway's live projection starts only now, from the beginning of the log, so that it does
       // not share FerretDB with billing while the storm runs; it folds the topics as its consumers
@@ -366,8 +373,8 @@ describe('billing under a rebalance storm on real Kafka', () => {
       process.stderr.write(
         `[storm] ${JOBS} reservations, ${reserved} reserved, ${markers} owner markers, ${fencedOut} facts fenced out\n`,
       );
-      // The storm really moved the partitions: every start and every rebalance fences anew.
-      expect(markers).toBeGreaterThan(10);
+      // The storm really moved the partitions: more owners fenced them than the first three.
+      expect(markers).toBeGreaterThan(PARTITIONS);
     },
     30 * 60_000,
   );

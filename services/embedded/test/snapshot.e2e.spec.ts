@@ -32,7 +32,7 @@ function contents(app: TestApp) {
   return { collections, positions: Object.fromEntries([...snapshot.positions].sort()) };
 }
 
-const FENCED_PARTITION = /^thumbforge\.(billing|assets):\d+$/;
+const FENCED_PARTITION = /^thumbforge\.(billing|assets|webhooks):\d+$/;
 
 /** The read models without the owner-epoch bookkeeping, and each projection's fenced positions apart. */
 function withoutOwnStartMarkers({ collections, positions }: ReturnType<typeof contents>) {
@@ -120,7 +120,7 @@ describe('projection snapshots (DESIGN §12 start-up)', () => {
       expect(Object.keys(full.collections)).toEqual(
         expect.arrayContaining(['billing_accounts', 'gateway_accounts', 'gateway_jobs']),
       );
-      // Every start fences the partitions its billing and asset owners take (DESIGN §3, issue 14's
+      // Every start fences the partitions its billing, asset and webhook-attempt owners take (DESIGN §3, issue 14's
       // owner epochs): one marker each, appended after the state compared above was taken. Past those
       // markers, the two starts hold the same read models at the same positions.
       const started = withoutOwnStartMarkers(full);

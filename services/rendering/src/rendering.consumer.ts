@@ -5,6 +5,7 @@ import {
   type OnApplicationBootstrap,
 } from '@nestjs/common';
 import { isEvent, TOPICS, type StoredEvent } from '@thumbforge/contracts';
+import { FactAdmission } from '@thumbforge/domain';
 import { EVENT_LOG, keepProjection, type EventLog, type Subscription } from '@thumbforge/event-log';
 import { CONFIG, LOGGER, ReadinessRegistry, type Config, type Logger } from '@thumbforge/platform';
 import { PROJECTION_STORE, type ProjectionStore } from '@thumbforge/projection-store';
@@ -22,6 +23,7 @@ export class RenderingConsumer implements OnApplicationBootstrap, BeforeApplicat
   private readonly subscriptions: Array<Pick<Subscription, 'close'>> = [];
   private subscribed: Promise<void> = Promise.resolve();
   private closing = false;
+  private readonly admission = new FactAdmission();
 
   constructor(
     @Inject(EVENT_LOG) private readonly log: EventLog,
@@ -65,6 +67,8 @@ export class RenderingConsumer implements OnApplicationBootstrap, BeforeApplicat
   }
 
   async handle(event: StoredEvent): Promise<void> {
+    // Before any await, so in log order: a reservation a fenced-out billing replica decided is not rendered.
+    if (!this.admission.admits(event)) return;
     if (!isEvent(event, 'billing.credits-reserved')) return;
     const { job } = event.payload;
     // Public test key jobs are answered by the gateway with the placeholder; none should get here.

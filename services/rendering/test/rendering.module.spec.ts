@@ -162,4 +162,21 @@ describe('RenderingModule', () => {
     await outcomeOf(log, 'job_E');
     expect((await jobsTopic(log)).map((e) => e.aggregateId)).toEqual(['job_E']);
   });
+
+  it("renders no reservation stamped with an epoch older than its partition's latest owner marker", async () => {
+    const { log } = await start();
+    const marker = () =>
+      makeEvent('log.owner-fenced', `${TOPICS.billing}:0`, { writer: 'billing', partition: 0 });
+    const stamped = (jobId: string, fence: number) => ({
+      ...reserved(jobSpec({ jobId, generationId: `gen_${jobId}` })),
+      fence,
+    });
+    // Offsets 0 and 2 are markers: the old owner's job_stale (epoch 0) lands after the new owner's marker.
+    await log.append(TOPICS.billing, [marker(), stamped('job_old', 0), marker()], { partition: 0 });
+    await log.append(TOPICS.billing, [stamped('job_stale', 0), stamped('job_new', 2)], { partition: 0 });
+    // Jobs render concurrently; job_stale was dropped before job_new started (handled in log order).
+    await outcomeOf(log, 'job_old');
+    await outcomeOf(log, 'job_new');
+    expect((await jobsTopic(log)).map((e) => e.aggregateId).sort()).toEqual(['job_new', 'job_old']);
+  });
 });

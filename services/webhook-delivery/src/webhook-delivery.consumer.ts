@@ -14,6 +14,7 @@ import {
 } from '@thumbforge/event-log';
 import { CLOCK, ReadinessRegistry, type Clock } from '@thumbforge/platform';
 import { PROJECTION_STORE, type ProjectionStore } from '@thumbforge/projection-store';
+import { ATTEMPTS_GROUP, AttemptFence } from './attempt-delivery/attempt-fence.js';
 import { WebhookSender } from './attempt-delivery/webhook-sender.js';
 import { DeliveryProjection, type DeliveryDoc } from './deliveries/delivery-projection.js';
 import { SigningKeys } from './deliveries/signing-keys.js';
@@ -24,7 +25,8 @@ import { DeliveryScheduler } from './scheduling/delivery-scheduler.js';
  * Wires the log to the use cases: the delivery and signing-key projections, the intake of render
  * outcomes, and the attempts. Replicas share the attempts by partition: the one that owns a job's
  * partition of TOPICS.webhooks in the attempts group keeps its timers; on a rebalance the new owner
- * picks up the pending deliveries of the partitions it received from the projection.
+ * picks up the pending deliveries of the partitions it received from the projection. Attempts are
+ * fenced with the owner epoch of their partition (`AttemptFence`).
  */
 @Injectable()
 export class WebhookDeliveryConsumer implements OnApplicationBootstrap, BeforeApplicationShutdown {
@@ -47,6 +49,7 @@ export class WebhookDeliveryConsumer implements OnApplicationBootstrap, BeforeAp
     private readonly requestDelivery: RequestDeliveryUseCase,
     private readonly scheduler: DeliveryScheduler,
     private readonly sender: WebhookSender,
+    private readonly fence: AttemptFence,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
@@ -65,16 +68,20 @@ export class WebhookDeliveryConsumer implements OnApplicationBootstrap, BeforeAp
       apply: (event) => this.keys.apply(event),
     });
     this.deliveriesKept = deliveries;
+    this.fence.follow(deliveries);
     this.projections = [deliveries, keys];
     // "Already requested?" and "still pending?" are answered by the projections: complete them first.
     this.projected = Promise.all([deliveries.caughtUp, keys.caughtUp]).then(() => undefined);
     this.scheduler.restrictTo((jobId) => this.owned.has(this.partitions.get(jobId) ?? 0));
 
     const attempts = await this.log.subscribe({
-      group: 'webhook-delivery.attempts',
+      group: ATTEMPTS_GROUP,
       topics: [TOPICS.webhooks],
       from: 'committed',
-      onAssignment: (partitions) => this.own(partitions.map(({ partition }) => partition)),
+      onAssignment: (partitions) => {
+        this.fence.assign(partitions);
+        this.own(partitions.map(({ partition }) => partition));
+      },
       handle: async (event) => {
         if (!isEvent(event, 'webhook.delivery-requested')) return;
         await this.projected;
@@ -101,6 +108,8 @@ export class WebhookDeliveryConsumer implements OnApplicationBootstrap, BeforeAp
 
   async beforeApplicationShutdown(): Promise<void> {
     for (const subscription of this.subscriptions) await subscription.close();
+    // Its partitions are someone else's now: an attempt in flight is recorded but not decided again.
+    this.fence.close();
     await this.scheduler.stop();
     await Promise.all(this.projections.map((projection) => projection.close()));
     await this.sender.close();

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { AttemptDeliveryUseCase } from './attempt-delivery/attempt-delivery.usecase.js';
+import { AttemptFence } from './attempt-delivery/attempt-fence.js';
 import { WebhookSender } from './attempt-delivery/webhook-sender.js';
 import { DeliveryProjection } from './deliveries/delivery-projection.js';
 import { SigningKeys } from './deliveries/signing-keys.js';
@@ -20,6 +21,7 @@ import { WebhookDeliveryConsumer } from './webhook-delivery.consumer.js';
     SigningKeys,
     WebhookSender,
     RequestDeliveryUseCase,
+    AttemptFence,
     AttemptDeliveryUseCase,
     DeliveryScheduler,
     WebhookDeliveryConsumer,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { admitsFact, admittedFacts, observeFence, OWNER_FENCED } from './owner-fence.js';
+import { admitsFact, admittedFacts, FactAdmission, observeFence, OWNER_FENCED } from './owner-fence.js';
 
 const T = 'thumbforge.billing';
 
@@ -62,5 +62,47 @@ describe('admittedFacts', () => {
     ],
   ])('%s', (_name, events, ids) => {
     expect([...admittedFacts(events)].map((e) => e.id)).toEqual(ids);
+  });
+});
+
+describe('FactAdmission', () => {
+  it.each([
+    ['unstamped facts pass', [fact(0), fact(1)], [true, true]],
+    [
+      'a stale stamp after a newer marker is dropped',
+      [marker(0), fact(1, 0), marker(2), fact(3, 0)],
+      [false, true, false, false],
+    ],
+    [
+      "started mid-partition: the newer owner's stamp reveals the epoch",
+      [fact(5, 4), fact(6, 2), fact(7, 4)],
+      [true, false, true],
+    ],
+    [
+      'started mid-partition, a stale fact before any sign of the newer owner passes',
+      [fact(5, 2), fact(6, 4)],
+      [true, true],
+    ],
+    ['partitions are independent', [fact(1, 4, 0), fact(1, 2, 1)], [true, true]],
+  ])('%s', (_name, events, admitted) => {
+    const admission = new FactAdmission();
+    expect(events.map((event) => admission.admits(event))).toEqual(admitted);
+  });
+
+  it('never drops a fact that the folds admit', () => {
+    const log = [
+      marker(0),
+      fact(1, 0),
+      fact(2, 0),
+      marker(3),
+      fact(4, 0),
+      fact(5, 3),
+      marker(6),
+      fact(7, 3),
+      fact(8, 6),
+    ];
+    const admission = new FactAdmission();
+    const admitted = log.filter((event) => admission.admits(event)).map((e) => e.id);
+    expect(admitted).toEqual([...admittedFacts(log)].map((e) => e.id));
   });
 });

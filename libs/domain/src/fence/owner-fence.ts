@@ -49,3 +49,25 @@ export function* admittedFacts<T extends Positioned>(events: Iterable<T>): Gener
     if (admitsFact(currentEpoch(epochs, event), event)) yield event;
   }
 }
+
+/**
+ * Admission for consumers that act on facts as they arrive (render a reservation, answer a request)
+ * instead of folding them, and that may start in the middle of a partition: it learns each
+ * partition's epoch from the markers and from the stamps of admitted facts (a stamp is the offset of
+ * a marker before the fact), and drops a fact stamped with an older epoch than the latest it knows.
+ * It never drops a fact the folds admit; a stale fact reaching it before any sign of the newer owner
+ * passes (see `docs/cluster.md`). Call it once per event, in log order per partition.
+ */
+export class FactAdmission {
+  private epochs: EpochsByPartition = {};
+
+  admits(event: Positioned): boolean {
+    this.epochs = observeFence(this.epochs, event);
+    const epoch = currentEpoch(this.epochs, event);
+    if (!admitsFact(epoch, event)) return false;
+    if (event.fence !== undefined && event.fence > (epoch ?? -1)) {
+      this.epochs = { ...this.epochs, [partitionOf(event)]: event.fence };
+    }
+    return true;
+  }
+}

@@ -101,6 +101,11 @@ export class AssetProjection extends Projection {
     return (await this.handledCommands.get(commandId)) !== undefined;
   }
 
+  /** The owner epoch of a partition of the assets topic, as folded so far. */
+  epoch(partition: number): Promise<number | undefined> {
+    return this.epochs.current({ topic: TOPICS.assets, partition });
+  }
+
   /**
    * Appends facts about one account, stamped with the writer's owner epoch when it has one, and
    * resolves once the projection has applied them (or dropped them as fenced out).

@@ -53,6 +53,11 @@ export class LedgerProjection extends Projection {
     return this.locks.run(accountId, task);
   }
 
+  /** The owner epoch of a partition of the billing topic, as folded so far. */
+  epoch(partition: number): Promise<number | undefined> {
+    return this.epochs.current({ topic: TOPICS.billing, partition });
+  }
+
   /**
    * Appends facts about one account, stamped with the writer's owner epoch when it has one, and
    * resolves once the projection has applied them (or dropped them as fenced out).

@@ -6,6 +6,7 @@ import {
   type OnApplicationBootstrap,
 } from '@nestjs/common';
 import { TOPICS, type EventType, type StoredEvent } from '@thumbforge/contracts';
+import { FactAdmission } from '@thumbforge/domain';
 import { EVENT_LOG, type EventLog, type Subscription } from '@thumbforge/event-log';
 import { ReadinessRegistry } from '@thumbforge/platform';
 
@@ -29,6 +30,7 @@ export class ReplyTimeoutError extends Error {
 export class Replies implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly waiters = new Map<string, Set<Waiter>>();
   private subscription: Subscription | null = null;
+  private readonly admission = new FactAdmission();
 
   constructor(
     @Inject(EVENT_LOG) private readonly log: EventLog,
@@ -50,6 +52,8 @@ export class Replies implements OnApplicationBootstrap, BeforeApplicationShutdow
   }
 
   private dispatch(event: StoredEvent): void {
+    // A decision a fenced-out billing or asset replica made is no answer: its partition's owner decides again.
+    if (!this.admission.admits(event)) return;
     const waiting = event.correlationId ? this.waiters.get(event.correlationId) : undefined;
     if (!waiting) return;
     for (const waiter of waiting) if (waiter.types.has(event.type)) waiter.resolve(event);

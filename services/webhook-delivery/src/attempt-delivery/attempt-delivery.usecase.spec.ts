@@ -13,6 +13,7 @@ import { TempDataDir } from '../../test/support/temp-data-dir.js';
 import { DeliveryProjection } from '../deliveries/delivery-projection.js';
 import { SigningKeys } from '../deliveries/signing-keys.js';
 import { AttemptDeliveryUseCase } from './attempt-delivery.usecase.js';
+import { AttemptFence } from './attempt-fence.js';
 import { signBody } from './webhook-body.js';
 import type { SendResult, WebhookSender } from './webhook-sender.js';
 
@@ -29,6 +30,7 @@ describe('AttemptDeliveryUseCase', () => {
     typeof vi.fn<(url: string, body: string, headers: Record<string, string>) => Promise<SendResult>>
   >;
   let useCase: AttemptDeliveryUseCase;
+  let fence: AttemptFence;
 
   beforeEach(async () => {
     temp = await TempDataDir.open();
@@ -39,15 +41,21 @@ describe('AttemptDeliveryUseCase', () => {
     keys = new SigningKeys(store, config);
     post = vi.fn();
     const sender = { post } as unknown as WebhookSender;
+    const logger = createLogger({ logLevel: 'silent' });
+    fence = new AttemptFence(temp.log, deliveries, logger);
+    // The projection is folded by hand here: "reached" folds the event at once.
+    fence.follow({ reached: (event) => deliveries.apply(event as StoredEvent) });
+    fence.assign([{ topic: TOPICS.webhooks, partition: 0 }]);
     useCase = new AttemptDeliveryUseCase(
       temp.log,
       objects,
       config,
       { now: () => NOW },
-      createLogger({ logLevel: 'silent' }),
+      logger,
       deliveries,
       keys,
       sender,
+      fence,
     );
     await project(
       makeEvent('gateway.api-key-issued', 'acc_1', {
@@ -60,7 +68,10 @@ describe('AttemptDeliveryUseCase', () => {
     );
   });
 
-  afterEach(() => temp.dispose());
+  afterEach(() => {
+    fence.close();
+    return temp.dispose();
+  });
 
   async function project(event: EventEnvelope, topic: string = TOPICS.webhooks) {
     const [stored] = await temp.log.append(topic, [event]);
@@ -86,8 +97,10 @@ describe('AttemptDeliveryUseCase', () => {
     );
   }
 
+  /** The attempts' facts: neither the request nor owner markers. */
   async function recorded(): Promise<StoredEvent[]> {
-    return (await temp.events(TOPICS.webhooks)).slice(1);
+    const events = await temp.events(TOPICS.webhooks);
+    return events.filter((e) => e.type !== 'webhook.delivery-requested' && e.type !== 'log.owner-fenced');
   }
 
   it('records a delivery on a 2xx answer', async () => {
@@ -228,5 +241,27 @@ describe('AttemptDeliveryUseCase', () => {
     expect(JSON.parse(post.mock.calls[0]![1]).data.image).toBe(
       `data:image/webp;base64,${Buffer.from('img').toString('base64')}`,
     );
+  });
+
+  it('records attempts under the owner epoch; one recorded after another owner fenced is dropped and made again', async () => {
+    await requestDelivery();
+    post.mockImplementationOnce(async () => {
+      // Another replica took the partition while this one was posting: its marker lands first.
+      await project(makeEvent('log.owner-fenced', `${TOPICS.webhooks}:0`, { writer: 'other', partition: 0 }));
+      return { ok: true, status: 200 };
+    });
+    post.mockResolvedValue({ ok: true, status: 200 });
+
+    expect(await useCase.execute({ jobId: 'job_1', attempt: 1 })).toEqual({ kind: 'delivered' });
+    const markers = (await temp.events(TOPICS.webhooks)).filter((e) => e.type === 'log.owner-fenced');
+    const [first, stale, latest] = markers.map((m) => m.offset);
+    expect((await recorded()).map((e) => [e.type, e.fence])).toEqual([
+      ['webhook.delivered', first],
+      ['webhook.delivered', latest],
+    ]);
+    expect(stale).toBeGreaterThan(first!);
+    expect(post).toHaveBeenCalledTimes(2);
+    expect(await deliveries.get('job_1')).toMatchObject({ state: 'delivered', attempts: 1 });
+    expect(await deliveries.epoch(0)).toBe(latest);
   });
 });

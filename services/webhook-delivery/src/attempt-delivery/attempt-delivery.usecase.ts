@@ -1,11 +1,12 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { makeEvent, TOPICS, type EnvelopeOptions } from '@thumbforge/contracts';
+import { makeEvent, TOPICS, type EnvelopeOptions, type EventEnvelope } from '@thumbforge/contracts';
 import { EVENT_LOG, type EventLog } from '@thumbforge/event-log';
 import { OBJECT_STORE, type ObjectStore } from '@thumbforge/object-store';
 import { CLOCK, CONFIG, LOGGER, type Clock, type Config, type Logger } from '@thumbforge/platform';
 import { countWebhookAttempt, withSpan } from '@thumbforge/telemetry';
 import { DeliveryProjection, type DeliveryDoc } from '../deliveries/delivery-projection.js';
 import { SigningKeys } from '../deliveries/signing-keys.js';
+import { AttemptFence } from './attempt-fence.js';
 import { signBody, standardWebhookHeaders, webhookBody, webhookHeaders } from './webhook-body.js';
 import { WebhookSender, type SendResult } from './webhook-sender.js';
 
@@ -37,6 +38,7 @@ export class AttemptDeliveryUseCase {
     private readonly deliveries: DeliveryProjection,
     private readonly keys: SigningKeys,
     private readonly sender: WebhookSender,
+    private readonly fence: AttemptFence,
   ) {}
 
   /** One first attempt plus one per configured retry delay. */
@@ -44,12 +46,28 @@ export class AttemptDeliveryUseCase {
     return 1 + this.config.webhookRetryDelaysMs.length;
   }
 
+  /**
+   * Decided under the owner epoch of the job's partition; a replica that does not own it skips (the
+   * owner schedules the delivery from the projection).
+   */
   async execute({ jobId, attempt }: AttemptDeliveryCommand): Promise<AttemptResult> {
+    const known = await this.deliveries.get(jobId);
+    if (!known) return { kind: 'skipped' };
+    let result: AttemptResult | undefined;
+    const decided = await this.fence.decide(known, async (fence) => {
+      const next = await this.attempt(jobId, attempt, fence);
+      // Run again after a new fence, an attempt the first run recorded is skipped: its result stands.
+      if (next.kind !== 'skipped' || !result) result = next;
+    });
+    return decided && result ? result : { kind: 'skipped' };
+  }
+
+  private async attempt(jobId: string, attempt: number, fence: number): Promise<AttemptResult> {
     const delivery = await this.deliveries.get(jobId);
     if (!delivery || delivery.state !== 'pending' || delivery.attempts >= attempt) return { kind: 'skipped' };
     if (attempt > this.maxAttempts) {
       // The last failure was recorded but the process stopped before closing the delivery.
-      await this.log.append(TOPICS.webhooks, [
+      await this.record(fence, [
         makeEvent(
           'webhook.exhausted',
           jobId,
@@ -63,7 +81,7 @@ export class AttemptDeliveryUseCase {
     const result = await this.send(delivery, attempt);
     const now = this.clock.now();
     if (result.ok) {
-      await this.log.append(TOPICS.webhooks, [
+      await this.record(fence, [
         makeEvent(
           'webhook.delivered',
           jobId,
@@ -79,7 +97,7 @@ export class AttemptDeliveryUseCase {
     const failure = { jobId, attempt, status: result.status, error: result.error };
     if (attempt < this.maxAttempts) {
       const at = new Date(now.getTime() + this.config.webhookRetryDelaysMs[attempt - 1]!);
-      await this.log.append(TOPICS.webhooks, [
+      await this.record(fence, [
         makeEvent(
           'webhook.attempt-failed',
           jobId,
@@ -91,7 +109,7 @@ export class AttemptDeliveryUseCase {
       countWebhookAttempt('failure');
       return { kind: 'retry', attempt: attempt + 1, at };
     }
-    await this.log.append(TOPICS.webhooks, [
+    await this.record(fence, [
       makeEvent(
         'webhook.attempt-failed',
         jobId,
@@ -108,6 +126,15 @@ export class AttemptDeliveryUseCase {
     this.logger.warn(failure, 'webhook delivery exhausted');
     countWebhookAttempt('exhausted');
     return { kind: 'exhausted' };
+  }
+
+  /** Appends an attempt's facts stamped with the epoch; resolves once the projection has folded them. */
+  private async record(fence: number, facts: EventEnvelope[]): Promise<void> {
+    const stored = await this.log.append(
+      TOPICS.webhooks,
+      facts.map((fact) => ({ ...fact, fence })),
+    );
+    await this.fence.reached(stored.at(-1)!);
   }
 
   private async send(delivery: DeliveryDoc, attempt: number): Promise<SendResult> {

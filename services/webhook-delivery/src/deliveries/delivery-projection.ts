@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { isEvent, type StoredEvent, type WebhookOutcome } from '@thumbforge/contracts';
-import { foldInto, type FoldedDocument } from '@thumbforge/event-log';
+import { isEvent, TOPICS, type StoredEvent, type WebhookOutcome } from '@thumbforge/contracts';
+import { admitsFact } from '@thumbforge/domain';
+import { foldInto, OwnerEpochs, type FoldedDocument, type OwnerEpochDocument } from '@thumbforge/event-log';
 import { PROJECTION_STORE, type ProjectionStore } from '@thumbforge/projection-store';
 
 export type DeliveryState = 'pending' | 'delivered' | 'exhausted';
@@ -26,6 +27,8 @@ export interface DeliveryDoc extends FoldedDocument {
 }
 
 export const DELIVERIES_COLLECTION = 'webhook_deliveries';
+/** Per partition of TOPICS.webhooks: the attempts' current owner epoch (see `AttemptFence`). */
+export const EPOCHS_COLLECTION = 'webhook_epochs';
 
 @Injectable()
 export class DeliveryProjection {
@@ -35,8 +38,20 @@ export class DeliveryProjection {
     return this.store.collection<DeliveryDoc>(DELIVERIES_COLLECTION);
   }
 
+  private get epochs() {
+    return new OwnerEpochs(this.store.collection<OwnerEpochDocument>(EPOCHS_COLLECTION));
+  }
+
+  /** The attempts' owner epoch of a partition of TOPICS.webhooks, as folded so far. */
+  epoch(partition: number): Promise<number | undefined> {
+    return this.epochs.current({ topic: TOPICS.webhooks, partition });
+  }
+
   /** Folds one event of TOPICS.webhooks into its job's delivery. */
   async apply(event: StoredEvent): Promise<void> {
+    if (await this.epochs.observe(event)) return;
+    // In log order: an attempt recorded under an epoch before the partition's latest one is a stale owner's.
+    if (event.fence !== undefined && !admitsFact(await this.epochs.current(event), event)) return;
     if (isEvent(event, 'webhook.delivery-requested')) {
       const { jobId, accountId, url, outcome, timestamp } = event.payload;
       await foldInto(this.deliveries, jobId, event, (current) =>
