@@ -25,6 +25,7 @@ function report(
       requestsPerConnection: 25,
       minRequests: 100,
       warmup: 20,
+      rounds: 5,
       bareRenders: 40,
       rssAt: [1_000, 10_000],
       startupEvents: 1_000_000,

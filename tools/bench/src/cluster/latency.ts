@@ -117,7 +117,8 @@ export async function syncUnderLoad(
   return {
     connections,
     requests: result['2xx'],
-    requestsPerSecond: result['2xx'] / result.duration,
+    // From the run's start and finish: `duration` is in whole seconds, too coarse for short runs.
+    requestsPerSecond: result['2xx'] / ((result.finish.getTime() - result.start.getTime()) / 1000),
     p50: result.latency.p50,
     p90: result.latency.p90,
     p99: result.latency.p99,

@@ -1,16 +1,12 @@
 import { spawn } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
-import { performance } from 'node:perf_hooks';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { Renderer } from '@thumbforge/design-engine';
-import sharp from 'sharp';
-import { generateBody, KeyRing, syncUnderLoad, type LoadResult } from '../cluster/latency.js';
+import { KeyRing, syncUnderLoad, type LoadResult } from '../cluster/latency.js';
 import type { Progress } from '../cluster/progress.js';
 import { summarize, type LatencySummary } from '../cluster/stats.js';
 import { createAccounts, startEmbedded } from '../cluster/targets.js';
 import { measureStartup, type StartupMeasurement } from '../startup/startup.js';
-import { jobFromBody } from './render-job.js';
 
 export type ServerKind = 'render-inline' | 'render-pool' | 'embedded';
 
@@ -23,6 +19,12 @@ export interface ServiceBenchOptions {
   minRequests: number;
   /** Untimed requests to each server first. */
   warmup: number;
+  /**
+   * Each connection count's load is split into this many rounds, and in every round each server (and,
+   * at the first count, the bare engine) takes its turn: load from other processes on a shared machine
+   * then hits all of them alike instead of whichever ran while it lasted.
+   */
+  rounds: number;
   /** In-process renders for the bare engine and sharp's default encode. */
   bareRenders: number;
   /** Total requests to the embedded service after which its RSS is read (ascending). */
@@ -62,28 +64,41 @@ export interface ServiceBenchReport {
 }
 
 const RENDER_SERVER = fileURLToPath(new URL('./render-server.js', import.meta.url));
+const BARE_ENGINE = fileURLToPath(new URL('./bare-engine.js', import.meta.url));
 
-async function measureBare(count: number, progress: Progress): Promise<BareRender> {
-  const renderer = new Renderer();
-  const engine: number[] = [];
-  const defaultWebp: number[] = [];
-  const bar = progress.start('bare engine', count);
-  for (let i = -3; i < count; i++) {
-    const job = jobFromBody(JSON.parse(generateBody(Math.max(i, 0))) as { title: string }, i);
-    const started = performance.now();
-    await renderer.render(job, {});
-    const rendered = performance.now();
-    const { canvas } = await renderer.compose(job, {});
-    const raw = { width: canvas.width, height: canvas.height, channels: 3 as const };
-    const encodeStarted = performance.now();
-    await sharp(canvas.data, { raw }).webp().toBuffer();
-    if (i < 0) continue;
-    engine.push(rendered - started);
-    defaultWebp.push(performance.now() - encodeStarted);
-    bar.update(i + 1);
+/** The bare engine, in a child process of its own (`bare-engine.ts`). */
+class BareEngine {
+  private readonly engine: number[] = [];
+  private readonly defaultWebp: number[] = [];
+  private readonly child = spawn(process.execPath, [BARE_ENGINE], { stdio: ['pipe', 'pipe', 'inherit'] });
+  private readonly replies = createInterface({ input: this.child.stdout! })[Symbol.asyncIterator]();
+
+  async warmUp(): Promise<void> {
+    await this.renders(3);
   }
-  bar.stop();
-  return { engine: summarize(engine), defaultWebp: summarize(defaultWebp) };
+
+  async measure(count: number): Promise<void> {
+    for (const { engineMs, defaultWebpMs } of await this.renders(count)) {
+      this.engine.push(engineMs);
+      this.defaultWebp.push(defaultWebpMs);
+    }
+  }
+
+  summary(): BareRender {
+    return { engine: summarize(this.engine), defaultWebp: summarize(this.defaultWebp) };
+  }
+
+  async stop(): Promise<void> {
+    this.child.stdin!.end();
+    if (this.child.exitCode === null) await new Promise((resolve) => this.child.once('exit', resolve));
+  }
+
+  private async renders(count: number): Promise<{ engineMs: number; defaultWebpMs: number }[]> {
+    this.child.stdin!.write(`${count}\n`);
+    const reply = await this.replies.next();
+    if (reply.done) throw new Error('the bare engine process exited');
+    return JSON.parse(reply.value) as { engineMs: number; defaultWebpMs: number }[];
+  }
 }
 
 interface RunningServer {
@@ -121,70 +136,111 @@ async function rssMb(pid: number): Promise<number> {
   return Number(kb[1]) / 1024;
 }
 
-async function loadRuns(server: RunningServer, options: ServiceBenchOptions, label: string) {
-  const loads: LoadResult[] = [];
-  if (options.warmup > 0) await syncUnderLoad(server.url, server.keys, 2, options.warmup);
-  let sent = options.warmup;
-  for (const connections of options.connections) {
+/** One server's load at one connection count, from its rounds: requests/s over all of them, median percentiles. */
+function combineRounds(connections: number, rounds: LoadResult[]): LoadResult {
+  const median = (pick: (r: LoadResult) => number) => summarize(rounds.map(pick)).p50;
+  const requests = rounds.reduce((sum, r) => sum + r.requests, 0);
+  const seconds = rounds.reduce((sum, r) => sum + r.requests / Math.max(r.requestsPerSecond, 1e-9), 0);
+  return {
+    connections,
+    requests,
+    requestsPerSecond: seconds > 0 ? requests / seconds : 0,
+    p50: median((r) => r.p50),
+    p90: median((r) => r.p90),
+    p99: median((r) => r.p99),
+    failures: rounds.reduce((sum, r) => sum + r.failures, 0),
+  };
+}
+
+/**
+ * Every connection count in rounds; in each round the servers take turns (their order rotating) and,
+ * at the first count, the bare engine renders its share between them.
+ */
+async function interleavedLoads(
+  servers: { kind: ServerKind; server: RunningServer }[],
+  bare: BareEngine,
+  options: ServiceBenchOptions,
+): Promise<{ runs: ServerRun[]; sent: number }> {
+  const rounds = Math.max(1, options.rounds);
+  const results = new Map(servers.map(({ kind }) => [kind, [] as LoadResult[]]));
+  let sent = 0;
+  for (const [c, connections] of options.connections.entries()) {
     const amount = Math.max(options.minRequests, connections * options.requestsPerConnection);
-    options.progress.note(`${label}: ${amount} sync requests over ${connections} connection(s)`);
-    loads.push(await syncUnderLoad(server.url, server.keys, connections, amount));
-    sent += amount;
+    const perRound = Math.max(connections, Math.ceil(amount / rounds));
+    const bar = options.progress.start(`${connections} connection(s): ${rounds} rounds`, rounds);
+    const byServer = new Map(servers.map(({ kind }) => [kind, [] as LoadResult[]]));
+    for (let round = 0; round < rounds; round++) {
+      if (c === 0) await bare.measure(Math.ceil(options.bareRenders / rounds));
+      for (let i = 0; i < servers.length; i++) {
+        const { kind, server } = servers[(round + i) % servers.length]!;
+        byServer.get(kind)!.push(await syncUnderLoad(server.url, server.keys, connections, perRound));
+      }
+      bar.update(round + 1);
+    }
+    bar.stop();
+    for (const [kind, loads] of byServer) results.get(kind)!.push(combineRounds(connections, loads));
+    sent += perRound * rounds;
   }
-  return { loads, sent };
+  return { runs: [...results].map(([server, loads]) => ({ server, loads })), sent };
 }
 
 /** Business accounts enough for every request to the service: 1,000 sd renders each. */
 function accountsNeeded(options: ServiceBenchOptions): number {
-  const total = Math.max(...options.rssAt, 0) + options.warmup + 16 * options.requestsPerConnection;
+  const loads = options.connections.reduce(
+    (sum, c) => sum + Math.max(options.minRequests, c * options.requestsPerConnection) + c * options.rounds,
+    0,
+  );
+  const total = Math.max(...options.rssAt, 0) + options.warmup + loads;
   return Math.max(16, Math.ceil(total / 900));
 }
 
 /**
- * The service against the engine in one run: the bare engine in-process, then the render-only HTTP
- * server (inline and with a worker pool) and the embedded service, each at every connection count,
- * then the embedded service kept under load until its RSS is read at each of `rssAt` requests.
+ * The service against the engine in one run: the render-only HTTP servers (inline and with a worker
+ * pool) and the embedded service started side by side, then every connection count in rounds in which
+ * each takes its turn (with the bare engine in-process at the first count), then the embedded service
+ * kept under load until its RSS is read at each of `rssAt` requests, then the start-up rows.
  */
 export async function runServiceBench(options: ServiceBenchOptions): Promise<ServiceBenchReport> {
   const { progress } = options;
-  const bare = await measureBare(options.bareRenders, progress);
-  const servers: ServerRun[] = [];
-  for (const kind of ['inline', 'pool'] as const) {
-    const server = await startRenderServer(kind);
-    try {
-      servers.push({ server: `render-${kind}`, ...(await loadRuns(server, options, `render-${kind}`)) });
-    } finally {
-      await server.stop();
-    }
-  }
-
-  progress.note('starting embedded mode (services/embedded/dist/main.js)');
-  const target = await startEmbedded();
+  const bare = new BareEngine();
+  const started: { kind: ServerKind; server: RunningServer }[] = [];
   const rss: RssSample[] = [];
   let rssFailures = 0;
+  let servers: ServerRun[];
   try {
+    await bare.warmUp();
+    for (const kind of ['inline', 'pool'] as const) {
+      started.push({ kind: `render-${kind}`, server: await startRenderServer(kind) });
+    }
+    progress.note('starting embedded mode (services/embedded/dist/main.js)');
+    const target = await startEmbedded();
     const keys = new KeyRing(await createAccounts(target, accountsNeeded(options)));
-    const server: RunningServer = { url: target.url, keys, pid: target.pid, stop: () => target.stop() };
-    const run = await loadRuns(server, options, 'embedded');
-    servers.push({ server: 'embedded', loads: run.loads });
-    let sent = run.sent;
+    const embedded: RunningServer = { url: target.url, keys, pid: target.pid, stop: () => target.stop() };
+    started.push({ kind: 'embedded', server: embedded });
+    for (const { server } of started) {
+      if (options.warmup > 0) await syncUnderLoad(server.url, server.keys, 2, options.warmup);
+    }
+    const run = await interleavedLoads(started, bare, options);
+    servers = run.runs;
+    let sent = options.warmup + run.sent;
     for (const at of options.rssAt) {
       if (at > sent) {
         progress.note(`embedded: ${at - sent} more requests over 4 connections, then its RSS`);
-        const load = await syncUnderLoad(target.url, keys, 4, at - sent);
+        const load = await syncUnderLoad(embedded.url, keys, 4, at - sent);
         rssFailures += load.failures;
         sent = at;
       }
-      rss.push({ requests: sent, rssMb: await rssMb(target.pid!) });
+      rss.push({ requests: sent, rssMb: await rssMb(embedded.pid!) });
     }
   } finally {
-    await target.stop();
+    await bare.stop();
+    for (const { server } of started) await server.stop();
   }
-  // Last, with the service stopped: the start-up rows have the machine to themselves.
+  // Last, with every server stopped: the start-up rows have the machine to themselves.
   const startup =
     options.startupEvents > 0
       ? await measureStartup({ events: options.startupEvents, accounts: options.startupAccounts, progress })
       : undefined;
   const { progress: _progress, ...settings } = options;
-  return { options: settings, bare, servers, rss, rssFailures, startup };
+  return { options: settings, bare: bare.summary(), servers, rss, rssFailures, startup };
 }

@@ -1,0 +1,36 @@
+import { performance } from 'node:perf_hooks';
+import { createInterface } from 'node:readline';
+import { Renderer } from '@thumbforge/design-engine';
+import sharp from 'sharp';
+import { generateBody } from '../cluster/latency.js';
+import { jobFromBody } from './render-job.js';
+
+/**
+ * The bare engine in a process of its own, like the servers it is compared with (and away from the
+ * bench's HTTP clients and their garbage). Each line on stdin is a number of renders; for each, it
+ * prints one JSON line: `Renderer.render`'s time and sharp's default WebP encode of the same pixels.
+ *
+ * Run as a child of the bench: `node bare-engine.js`.
+ */
+const renderer = new Renderer();
+let rendered = 0;
+
+async function renderOne(): Promise<{ engineMs: number; defaultWebpMs: number }> {
+  const n = rendered++;
+  const job = jobFromBody(JSON.parse(generateBody(n)) as { title: string }, n);
+  const started = performance.now();
+  await renderer.render(job, {});
+  const engineMs = performance.now() - started;
+  const { canvas } = await renderer.compose(job, {});
+  const encodeStarted = performance.now();
+  await sharp(canvas.data, { raw: { width: canvas.width, height: canvas.height, channels: 3 } })
+    .webp()
+    .toBuffer();
+  return { engineMs, defaultWebpMs: performance.now() - encodeStarted };
+}
+
+for await (const line of createInterface({ input: process.stdin })) {
+  const timings = [];
+  for (let i = 0; i < Number(line); i++) timings.push(await renderOne());
+  process.stdout.write(`${JSON.stringify(timings)}\n`);
+}
