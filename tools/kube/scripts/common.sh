@@ -67,6 +67,7 @@ DNS_IP=198.19.0.10
 NODE_NAME=thumbforge-node
 PAUSE_IMAGE=localhost/pause:$KUBERNETES_VERSION
 COREDNS_IMAGE=localhost/coredns:$COREDNS_VERSION
+PROMETHEUS_IMAGE=localhost/prometheus:$PROMETHEUS_VERSION
 # Kernel settings the kubelet and kube-proxy may change; up records them, down writes them back.
 SYSCTLS="net/ipv4/ip_forward net/ipv4/conf/all/route_localnet net/bridge/bridge-nf-call-iptables
   vm/overcommit_memory vm/panic_on_oom kernel/panic kernel/panic_on_oops kernel/keys/root_maxkeys
