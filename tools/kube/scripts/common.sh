@@ -9,10 +9,13 @@ source "$KUBE_DIR/../infra/scripts/common.sh"
 KUBERNETES_VERSION=${THUMBFORGE_KUBERNETES_VERSION:-v1.37.2}
 COREDNS_VERSION=${THUMBFORGE_COREDNS_VERSION:-v1.15.0}
 NODE_VERSION=${THUMBFORGE_NODE_VERSION:-24}
+# Prometheus 3.x publishes its Go module as v0.<major><minor>.<patch>.
+PROMETHEUS_VERSION=${THUMBFORGE_PROMETHEUS_VERSION:-v0.316.0}
 
 KUBE_BIN="$CACHE_DIR/kubernetes/$KUBERNETES_VERSION"
 KUBE_COMMANDS="kube-apiserver kube-controller-manager kube-scheduler kubelet kube-proxy kubectl"
 COREDNS_BIN="$CACHE_DIR/coredns/$COREDNS_VERSION/coredns"
+PROMETHEUS_BIN="$CACHE_DIR/prometheus/$PROMETHEUS_VERSION/prometheus"
 DEBS_DIR="$CACHE_DIR/debs"
 BASE_IMAGE_DIR="$CACHE_DIR/base-image/node-$NODE_VERSION-bookworm-slim"
 # Where podman keeps its images: a folder of ours, never the host's /var/lib/containers.
@@ -51,16 +54,20 @@ CONF
 }
 
 # The node's network. A bridge of its own on a documentation range (RFC 5737), so nothing on the host
-# or its loopback is touched: the node, the pods and the host side all live on 192.0.2.0/24, Services
-# on a benchmarking range (RFC 2544).
+# or its loopback is touched: the node, the pods and the host side all live on one /24, Services on a
+# benchmarking range (RFC 2544). Not 192.0.2.0/24: some hosts (this project's CI among them) already use
+# it for their own interface; up refuses a range the host routes already.
 BRIDGE=${THUMBFORGE_KUBE_BRIDGE:-tfkube0}
-NODE_IP=192.0.2.1
-NODE_CIDR=192.0.2.0/24
+NODE_NET=${THUMBFORGE_KUBE_NET:-198.51.100}
+NODE_IP=$NODE_NET.1
+NODE_CIDR=$NODE_NET.0/24
+POD_RANGE_START=$NODE_NET.16
 SERVICE_CIDR=198.19.0.0/24
 DNS_IP=198.19.0.10
 NODE_NAME=thumbforge-node
 PAUSE_IMAGE=localhost/pause:$KUBERNETES_VERSION
 COREDNS_IMAGE=localhost/coredns:$COREDNS_VERSION
+PROMETHEUS_IMAGE=localhost/prometheus:$PROMETHEUS_VERSION
 # Kernel settings the kubelet and kube-proxy may change; up records them, down writes them back.
 SYSCTLS="net/ipv4/ip_forward net/ipv4/conf/all/route_localnet net/bridge/bridge-nf-call-iptables
   vm/overcommit_memory vm/panic_on_oom kernel/panic kernel/panic_on_oops kernel/keys/root_maxkeys

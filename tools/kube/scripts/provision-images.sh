@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # CoreDNS (built from the Go module proxy) and the images the node needs besides Thumbforge's own: the
-# sandbox ("pause") image and CoreDNS, each a single static binary, saved as archives that
+# sandbox ("pause") image and CoreDNS, and with --prometheus Prometheus, each a single static binary, saved as archives that
 # `ctr images import` loads into the node's containerd.
 set -euo pipefail
 source "$(dirname "$0")/common.sh"
@@ -36,3 +36,7 @@ single_binary_image() {
 with_lock coredns install_coredns
 with_lock podman single_binary_image "$CACHE_DIR/images/pause-$KUBERNETES_VERSION.tar" "$PAUSE_IMAGE" "$KUBE_BIN/pause" /pause
 with_lock podman single_binary_image "$CACHE_DIR/images/coredns-$COREDNS_VERSION.tar" "$COREDNS_IMAGE" "$COREDNS_BIN" /coredns
+if [ "${1:-}" = --prometheus ]; then
+  with_lock podman single_binary_image "$CACHE_DIR/images/prometheus-$PROMETHEUS_VERSION.tar" "$PROMETHEUS_IMAGE" \
+    "$PROMETHEUS_BIN" /bin/prometheus
+fi

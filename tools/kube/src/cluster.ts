@@ -118,3 +118,22 @@ function memoryMiB(stateDir: string): { components: Record<string, number>; pods
   }
   return { components, pods };
 }
+
+/**
+ * Builds Prometheus from the module proxy and makes its image (cached after the first run); resolves
+ * with the image name, for `loadImage` and `manifests/prometheus.yaml`.
+ */
+export async function prometheusImage(): Promise<string> {
+  const stdout = await mustRun(
+    'bash',
+    [
+      '-c',
+      `source "${KUBE_DIR}scripts/common.sh" && bash "${KUBE_DIR}scripts/provision-prometheus.sh" &&
+        bash "${KUBE_DIR}scripts/provision-images.sh" --prometheus && echo "$PROMETHEUS_IMAGE"`,
+    ],
+    { onStderr: progress },
+  );
+  return stdout.trim().split('\n').at(-1)!;
+}
+
+export const PROMETHEUS_MANIFEST = `${KUBE_DIR}manifests/prometheus.yaml`;

@@ -1,13 +1,21 @@
 import { createHmac } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startInfrastructure, type RunningInfrastructure } from '@thumbforge/infra';
 import { Kafka, logLevel } from 'kafkajs';
 import sharp from 'sharp';
+import { parse as parseYaml } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildImage, REPO, startCluster, type RunningCluster } from '../src/index.js';
+import {
+  buildImage,
+  prometheusImage,
+  PROMETHEUS_MANIFEST,
+  REPO,
+  startCluster,
+  type RunningCluster,
+} from '../src/index.js';
 import { hostState } from './host-state.js';
 
 /** A first run builds Kubernetes, CoreDNS, helm, the base image and the image: most of an hour. */
@@ -23,6 +31,7 @@ let gateway: string;
 let apiKey: string;
 let hooks: Server;
 let hookUrl: string;
+let prometheus: string;
 const received: { body: string; signature: string | undefined }[] = [];
 const timings: Record<string, number> = {};
 const work = mkdtempSync(join(tmpdir(), 'thumbforge-chart-'));
@@ -83,6 +92,13 @@ function helmValues(): string {
       mongodb: { uri: `${infra.mongo.uri}thumbforge` },
       s3: { endpoint: infra.s3.endpoint },
       cdnUrl: `${infra.s3.endpoint}/thumbforge-public`,
+      // Metrics straight to Prometheus' OTLP receiver (it takes no traces), often enough for the queries.
+      settings: {
+        OTEL_METRICS_EXPORTER: 'otlp',
+        OTEL_TRACES_EXPORTER: 'none',
+        OTEL_EXPORTER_OTLP_METRICS_ENDPOINT: 'http://prometheus.monitoring:9090/api/v1/otlp/v1/metrics',
+        OTEL_METRIC_EXPORT_INTERVAL: '5000',
+      },
       secrets: {
         adminToken: ADMIN_TOKEN,
         keyEncryptionSecret: '00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff',
@@ -102,6 +118,41 @@ async function decodeImage(dataUri: string) {
   return { bytes, meta: await sharp(bytes).metadata() };
 }
 
+/** Every query of the deploy/ dashboard's panels and alert rules, as Prometheus runs them. */
+function observabilityQueries(): { source: string; expr: string }[] {
+  const dashboard = JSON.parse(readFileSync(`${REPO}deploy/grafana/thumbforge-dashboard.json`, 'utf8')) as {
+    panels: { title: string; targets?: { expr?: string }[] }[];
+  };
+  const rules = parseYaml(readFileSync(`${REPO}deploy/prometheus/alerts.yaml`, 'utf8')) as {
+    groups: { rules: { alert: string; expr: string }[] }[];
+  };
+  return [
+    ...dashboard.panels.flatMap((panel) =>
+      (panel.targets ?? [])
+        .filter((target) => target.expr)
+        // Grafana's own variable; a window wide enough for a few 5 s exports.
+        .map((target) => ({
+          source: `panel "${panel.title}"`,
+          expr: target.expr!.replaceAll('$__rate_interval', '2m'),
+        })),
+    ),
+    ...rules.groups.flatMap((group) =>
+      group.rules.map((rule) => ({
+        source: `alert ${rule.alert}`,
+        // The threshold decides whether it fires; without it the expression is the measured value.
+        expr: rule.expr.trim().replace(/\s*(>|<|==|>=|<=)\s*[\d.]+$/, ''),
+      })),
+    ),
+  ];
+}
+
+async function promQuery(expr: string): Promise<unknown[]> {
+  const response = await fetch(`${prometheus}/api/v1/query?query=${encodeURIComponent(expr)}`);
+  const body = (await response.json()) as { status: string; error?: string; data?: { result: unknown[] } };
+  if (body.status !== 'success') throw new Error(`${expr}: ${body.error}`);
+  return body.data!.result;
+}
+
 beforeAll(async () => {
   const image = await timed('image build', () => buildImage());
   hostBefore = hostState();
@@ -110,6 +161,30 @@ beforeAll(async () => {
     startInfrastructure({ host: cluster.nodeIp, kafkaSaslSsl: true }),
   );
   await timed('image load into containerd', () => cluster.loadImage(image));
+  await timed('Prometheus (OTLP receiver) in the cluster', async () => {
+    const promImage = await prometheusImage();
+    await cluster.loadImage(promImage);
+    const manifest = readFileSync(PROMETHEUS_MANIFEST, 'utf8').replaceAll('@PROMETHEUS_IMAGE@', promImage);
+    await cluster.kubectl(['apply', '-f', '-'], manifest);
+    await cluster.kubectl([
+      '-n',
+      'monitoring',
+      'rollout',
+      'status',
+      'deployment/prometheus',
+      '--timeout=300s',
+    ]);
+    const ip = await cluster.kubectl([
+      '-n',
+      'monitoring',
+      'get',
+      'service',
+      'prometheus',
+      '-o',
+      'jsonpath={.spec.clusterIP}',
+    ]);
+    prometheus = `http://${ip}:9090`;
+  });
 
   hooks = createServer((request, response) => {
     let body = '';
@@ -254,6 +329,44 @@ describe('helm/thumbforge on a real one-node cluster', () => {
   });
 
   it(
+    'exports metrics over OTLP that every dashboard panel and alert rule finds in Prometheus',
+    async () => {
+      // A refused request (4xx) and a webhook whose receiver is gone (retried, then exhausted).
+      const bad = await api('/v1/generate', {
+        method: 'POST',
+        key: apiKey,
+        body: JSON.stringify({ format: 'x' }),
+      });
+      expect(bad.status).toBe(400);
+      const closed = createServer();
+      await new Promise<void>((resolve) => closed.listen(0, cluster.nodeIp, resolve));
+      const deadUrl = `http://${cluster.nodeIp}:${(closed.address() as { port: number }).port}/gone`;
+      await new Promise((resolve) => closed.close(resolve));
+      const unreachable = await api('/v1/generate', {
+        method: 'POST',
+        key: apiKey,
+        body: JSON.stringify({ title: 'Nobody listens', format: 'x', webhookUrl: deadUrl }),
+      });
+      expect(unreachable.status).toBe(202);
+
+      // Ratios over failures this run cannot cause on purpose (5xx answers, failed renders): their
+      // numerator is empty, so the test checks that the denominator, the measured traffic, has data.
+      const failureOnly = (expr: string) =>
+        /status_code=~"5\.\."|status="failed"/.test(expr) ? expr.slice(expr.lastIndexOf('/ sum') + 2) : expr;
+      const queries = observabilityQueries().map((q) => ({ ...q, expr: failureOnly(q.expr) }));
+      expect(queries.length).toBeGreaterThanOrEqual(21);
+      let empty = queries;
+      for (let attempt = 0; attempt < 90 && empty.length > 0; attempt++) {
+        if (attempt > 0) await delay(2000);
+        const results = await Promise.all(empty.map(async (q) => ({ q, rows: await promQuery(q.expr) })));
+        empty = results.filter((r) => r.rows.length === 0).map((r) => r.q);
+      }
+      expect(empty.map((q) => `${q.source}: ${q.expr}`)).toEqual([]);
+    },
+    10 * 60_000,
+  );
+
+  it(
     'rolls every pod on helm upgrade with a changed setting, without a failed request',
     async () => {
       const podsBefore = await pods();
@@ -266,10 +379,22 @@ describe('helm/thumbforge on a real one-node cluster', () => {
       let polling = true;
       const failures: string[] = [];
       let polls = 0;
+      // A client on a kept-alive connection to a gateway that got SIGTERM is told `503 SHUTTING_DOWN`
+      // with Retry-After and Connection: close (docs/deploy.md, "Upgrades"); it retries as the SDK
+      // does, and that answer counts as a failure only if the retry fails too.
+      let shuttingDown = 0;
       const poller = (async () => {
         while (polling) {
           try {
-            const r = await api(`/v1/jobs/${jobId}`, { key: apiKey });
+            let r = await api(`/v1/jobs/${jobId}`, { key: apiKey });
+            if (
+              r.status === 503 &&
+              ((await r.clone().json()) as { code?: string }).code === 'SHUTTING_DOWN'
+            ) {
+              shuttingDown++;
+              await delay(Number(r.headers.get('retry-after')) * 1000);
+              r = await api(`/v1/jobs/${jobId}`, { key: apiKey });
+            }
             polls++;
             if (r.status !== 200) failures.push(`HTTP ${r.status}: ${await r.text()}`);
           } catch (error) {
@@ -299,6 +424,11 @@ describe('helm/thumbforge on a real one-node cluster', () => {
       await poller;
       expect(failures).toEqual([]);
       expect(polls).toBeGreaterThan(20);
+      // At most one per old gateway pod: the one request in flight on its connection when it stopped.
+      process.stderr.write(
+        `upgrade: ${polls} polls, ${shuttingDown} answered 503 SHUTTING_DOWN and retried\n`,
+      );
+      expect(shuttingDown).toBeLessThanOrEqual(1);
       const after = await pods();
       expect(after).toHaveLength(5);
       expect(after.filter((p) => podsBefore.includes(p))).toEqual([]);
@@ -368,24 +498,36 @@ describe('helm/thumbforge on a real one-node cluster', () => {
     15 * 60_000,
   );
 
-  it('leaves nothing of the release behind on helm uninstall', async () => {
-    await timed('helm uninstall --wait', () =>
-      cluster.helm(['uninstall', RELEASE, '-n', NAMESPACE, '--wait', '--timeout', '5m']),
-    );
-    const left = await cluster.kubectl([
-      '-n',
-      NAMESPACE,
-      'get',
-      'all,configmaps,secrets,serviceaccounts,poddisruptionbudgets,jobs,ingresses,horizontalpodautoscalers',
-      '-l',
-      INSTANCE,
-      '-o',
-      'name',
-    ]);
-    expect(left.trim()).toBe('');
-    const pods = await cluster.kubectl(['-n', NAMESPACE, 'get', 'pods', '-o', 'name']);
-    expect(pods.trim()).toBe('');
-  });
+  it(
+    'leaves nothing of the release behind on helm uninstall',
+    async () => {
+      await timed('helm uninstall --wait', () =>
+        cluster.helm(['uninstall', RELEASE, '-n', NAMESPACE, '--wait', '--timeout', '5m']),
+      );
+      // `--wait` waits for the objects, not for their pods' graceful shutdown (up to the grace period);
+      // every pod of the namespace counts, the release's label or not.
+      const leftovers = async () =>
+        (
+          await cluster.kubectl([
+            '-n',
+            NAMESPACE,
+            'get',
+            'all,configmaps,secrets,serviceaccounts,poddisruptionbudgets,jobs,ingresses,horizontalpodautoscalers',
+            '-l',
+            INSTANCE,
+            '-o',
+            'name',
+          ])
+        ).trim() + (await cluster.kubectl(['-n', NAMESPACE, 'get', 'pods', '-o', 'name'])).trim();
+      let left = await leftovers();
+      for (let i = 0; i < 300 && left; i++) {
+        await delay(1000);
+        left = await leftovers();
+      }
+      expect(left).toBe('');
+    },
+    10 * 60_000,
+  );
 
   it('tears the cluster down leaving the host as it was', async () => {
     process.stderr.write(`memory before teardown (MiB): ${JSON.stringify(cluster.memoryMiB())}\n`);
