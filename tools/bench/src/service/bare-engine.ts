@@ -7,16 +7,15 @@ import { jobFromBody } from './render-job.js';
 
 /**
  * The bare engine in a process of its own, like the servers it is compared with (and away from the
- * bench's HTTP clients and their garbage). Each line on stdin is a number of renders; for each, it
- * prints one JSON line: `Renderer.render`'s time and sharp's default WebP encode of the same pixels.
+ * bench's HTTP clients and their garbage). Each line on stdin is a number of renders, of the bodies
+ * `generateBody(0)`, `generateBody(1)`, … as a load run sends them; for each render it prints one JSON
+ * line: `Renderer.render`'s time and sharp's default WebP encode of the same pixels.
  *
  * Run as a child of the bench: `node bare-engine.js`.
  */
 const renderer = new Renderer();
-let rendered = 0;
 
-async function renderOne(): Promise<{ engineMs: number; defaultWebpMs: number }> {
-  const n = rendered++;
+async function renderOne(n: number): Promise<{ engineMs: number; defaultWebpMs: number }> {
   const job = jobFromBody(JSON.parse(generateBody(n)) as { title: string }, n);
   const started = performance.now();
   await renderer.render(job, {});
@@ -31,6 +30,6 @@ async function renderOne(): Promise<{ engineMs: number; defaultWebpMs: number }>
 
 for await (const line of createInterface({ input: process.stdin })) {
   const timings = [];
-  for (let i = 0; i < Number(line); i++) timings.push(await renderOne());
+  for (let n = 0; n < Number(line); n++) timings.push(await renderOne(n));
   process.stdout.write(`${JSON.stringify(timings)}\n`);
 }

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { KeyRing, syncUnderLoad, type LoadResult } from '../cluster/latency.js';
+import { KeyRing, syncUnderLoad, TITLES, type LoadResult } from '../cluster/latency.js';
 import type { Progress } from '../cluster/progress.js';
 import { summarize, type LatencySummary } from '../cluster/stats.js';
 import { createAccounts, startEmbedded } from '../cluster/targets.js';
@@ -136,6 +136,8 @@ async function rssMb(pid: number): Promise<number> {
   return Number(kb[1]) / 1024;
 }
 
+const wholeTitleCycles = (n: number) => Math.ceil(n / TITLES.length) * TITLES.length;
+
 /** One server's load at one connection count, from its rounds: requests/s over all of them, median percentiles. */
 function combineRounds(connections: number, rounds: LoadResult[]): LoadResult {
   const median = (pick: (r: LoadResult) => number) => summarize(rounds.map(pick)).p50;
@@ -166,11 +168,13 @@ async function interleavedLoads(
   let sent = 0;
   for (const [c, connections] of options.connections.entries()) {
     const amount = Math.max(options.minRequests, connections * options.requestsPerConnection);
-    const perRound = Math.max(connections, Math.ceil(amount / rounds));
+    // Whole cycles of the titles in every turn: their render times differ by up to 3x, so each turn (and
+    // the bare engine's share) must draw the same mix for the medians to compare.
+    const perRound = wholeTitleCycles(Math.max(connections, Math.ceil(amount / rounds)));
     const bar = options.progress.start(`${connections} connection(s): ${rounds} rounds`, rounds);
     const byServer = new Map(servers.map(({ kind }) => [kind, [] as LoadResult[]]));
     for (let round = 0; round < rounds; round++) {
-      if (c === 0) await bare.measure(Math.ceil(options.bareRenders / rounds));
+      if (c === 0) await bare.measure(wholeTitleCycles(Math.ceil(options.bareRenders / rounds)));
       for (let i = 0; i < servers.length; i++) {
         const { kind, server } = servers[(round + i) % servers.length]!;
         byServer.get(kind)!.push(await syncUnderLoad(server.url, server.keys, connections, perRound));
