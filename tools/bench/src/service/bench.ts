@@ -201,7 +201,7 @@ function accountsNeeded(options: ServiceBenchOptions): number {
 /**
  * The service against the engine in one run: the render-only HTTP servers (inline and with a worker
  * pool) and the embedded service started side by side, then every connection count in rounds in which
- * each takes its turn (with the bare engine in-process at the first count), then the embedded service
+ * each takes its turn (with the bare engine, in a process of its own, at the first count), then the embedded service
  * kept under load until its RSS is read at each of `rssAt` requests, then the start-up rows.
  */
 export async function runServiceBench(options: ServiceBenchOptions): Promise<ServiceBenchReport> {
