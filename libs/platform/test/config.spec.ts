@@ -19,6 +19,7 @@ describe('loadConfig', () => {
     expect(config.webhookRetryDelaysMs).toEqual([10_000, 60_000, 360_000]);
     expect(config.webhookTimeoutMs).toBe(10_000);
     expect(config.webhookPlans).toEqual(['pro', 'business']);
+    expect(config.renderCacheBytes).toBe(96 * 1024 * 1024);
     expect(config.rateLimits).toEqual({ free: 1, creator: 2, pro: 5, business: 20 });
     expect(config.keyEncryptionSecret).toHaveLength(32);
     expect(config).toMatchObject({
@@ -58,6 +59,8 @@ describe('loadConfig', () => {
     [{ TRUSTED_PROXIES: '10.0.0.0/33' }, /^TRUSTED_PROXIES: expected/],
     [{ TRUSTED_PROXIES: '10.0.0.1,,' }, /^TRUSTED_PROXIES: expected/],
     [{ SHUTDOWN_DELAY_MS: '-1' }, /^SHUTDOWN_DELAY_MS: must be/],
+    [{ RENDER_CACHE_MB: '5000' }, /^RENDER_CACHE_MB: must be between 0 and 4096/],
+    [{ RENDER_CACHE_MB: 'lots' }, /^RENDER_CACHE_MB: must be a whole number/],
     [
       { GENERATION_MODEL: 'openai', IMAGE_MODEL_URL: 'http://m.example', IMAGE_MODEL_TIMEOUT_MS: '60000' },
       /^IMAGE_MODEL_TIMEOUT_MS: must be shorter than RENDER_TIMEOUT_MS \(60000\)/,
@@ -106,7 +109,9 @@ describe('loadConfig', () => {
       WEBHOOK_RETRY_DELAYS_MS: '10,20,40',
       RATE_LIMITS: 'free=3',
       WEBHOOK_PLANS: 'business',
+      RENDER_CACHE_MB: '0',
     });
+    expect(config.renderCacheBytes).toBe(0);
     expect(config.cdnUrl).toBe('http://localhost:8080/cdn');
     expect(config.webhookRetryDelaysMs).toEqual([10, 20, 40]);
     expect(config.rateLimits.free).toBe(3);

@@ -1,6 +1,6 @@
-import { Module } from '@nestjs/common';
-import { LOGGER, type Logger } from '@thumbforge/platform';
-import { Renderer } from '@thumbforge/design-engine';
+import { Inject, Module } from '@nestjs/common';
+import { CONFIG, LOGGER, type Config, type Logger } from '@thumbforge/platform';
+import { limitPixelCaches, Renderer } from '@thumbforge/design-engine';
 import { boundLibvipsForRendering } from '@thumbforge/imaging';
 import { generationModelProvider, LocalGenerationModel } from './model/index.js';
 import { RenderJobUseCase } from './render-job/render-job.usecase.js';
@@ -28,7 +28,8 @@ import { RenderingConsumer } from './rendering.consumer.js';
   ],
 })
 export class RenderingModule {
-  constructor() {
+  constructor(@Inject(CONFIG) config: Pick<Config, 'renderCacheBytes'>) {
     boundLibvipsForRendering();
+    limitPixelCaches(config.renderCacheBytes);
   }
 }

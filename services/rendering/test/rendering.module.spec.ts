@@ -27,7 +27,7 @@ async function start(): Promise<{
   const moduleRef = await Test.createTestingModule({
     imports: [
       InfrastructureModule.forRoot({
-        config: { renderTimeoutMs: 30_000, renderConcurrency: 2 } as Config,
+        config: { renderTimeoutMs: 30_000, renderConcurrency: 2, renderCacheBytes: 96 << 20 } as Config,
         log,
         projections,
         objects,

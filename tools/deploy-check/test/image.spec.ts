@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { chmodSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, relative } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { SERVICES, serviceMain } from '@thumbforge/local-cluster';
 import { describe, expect, it } from 'vitest';
 import {
@@ -97,7 +97,10 @@ describe('docker/entrypoint.sh', () => {
   // The script itself, with a stand-in `node` that prints what it was asked to run.
   const run = (args: string[]) => {
     const bin = mkdtempSync(join(tmpdir(), 'thumbforge-entrypoint-'));
-    writeFileSync(join(bin, 'node'), '#!/bin/sh\necho "node $* mode=$THUMBFORGE_MODE"\n');
+    writeFileSync(
+      join(bin, 'node'),
+      '#!/bin/sh\necho "node $* mode=$THUMBFORGE_MODE arenas=$MALLOC_ARENA_MAX mmap=$MALLOC_MMAP_THRESHOLD_"\n',
+    );
     chmodSync(join(bin, 'node'), 0o755);
     const env = { PATH: `${bin}:/usr/bin:/bin` };
     return new Promise<{ code: number; stdout: string; stderr: string }>((resolve) =>
@@ -107,13 +110,21 @@ describe('docker/entrypoint.sh', () => {
     );
   };
 
+  // The mapped file from the script's own directory, so `npm start` runs it from a checkout too.
+  const node = (main: string) => `node --max-semi-space-size=4 ${dirname(ENTRYPOINT)}/../${main}`;
+  const memory = 'arenas=2 mmap=131072';
+
   it('execs node on the mapped file with the remaining arguments, in the mode it needs', async () => {
     for (const service of SERVICES) {
-      expect((await run([service])).stdout.trim()).toBe(`node ${commands.get(service)} mode=cluster`);
+      expect((await run([service])).stdout.trim()).toBe(
+        `${node(commands.get(service)!)} mode=cluster ${memory}`,
+      );
     }
-    expect((await run(['embedded'])).stdout.trim()).toBe('node services/embedded/dist/main.js mode=embedded');
+    expect((await run(['embedded'])).stdout.trim()).toBe(
+      `${node('services/embedded/dist/main.js')} mode=embedded ${memory}`,
+    );
     expect((await run(['cli', 'accounts', 'get', 'acc_1'])).stdout.trim()).toBe(
-      'node services/embedded/dist/cli.js accounts get acc_1 mode=embedded',
+      `${node('services/embedded/dist/cli.js')} accounts get acc_1 mode=embedded ${memory}`,
     );
   });
 

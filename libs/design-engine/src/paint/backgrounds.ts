@@ -5,14 +5,14 @@ import { smoothLayer } from './background-smooth.js';
 import { sceneOf } from './background-scene.js';
 import { checkpoint, shared } from './abort.js';
 import type { Canvas } from './canvas.js';
-import { LruCache } from './lru.js';
+import { pixelCaches } from './caches.js';
 
 /**
  * Backgrounds depend on the canvas, the style's kind and palette, the template and a variant, not
  * on the title's words: a finite set, drawn once (librsvg takes tens of milliseconds) and kept as
  * raw pixels that a render copies in a fraction of a millisecond.
  */
-const cache = new LruCache<Promise<Buffer>>(192 * 1024 * 1024);
+const cache = pixelCaches.backgrounds;
 
 /** Smooth layers (gradients, glows, blurred blobs) are drawn at this fraction and enlarged. */
 const SMOOTH_SCALE = 4;

@@ -4,9 +4,10 @@ import type { Rect } from '../layout/index.js';
 import { checkpoint, shared } from './abort.js';
 import type { Sprite } from './canvas.js';
 import { digest } from './digest.js';
+import { pixelCaches } from './caches.js';
 import { LruCache } from './lru.js';
 
-const cache = new LruCache<Promise<Sprite[]>>(64 * 1024 * 1024);
+const cache = pixelCaches.logos;
 const aspects = new LruCache<Promise<number>>(1024);
 
 /** Width over height of the logo as displayed (EXIF orientation applied). */

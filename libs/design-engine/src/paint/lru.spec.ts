@@ -30,4 +30,17 @@ describe('LruCache', () => {
     cache.delete('k');
     expect(cache.size).toBe(0);
   });
+
+  it.each([
+    { budget: 8, kept: ['c', 'd'], cost: 8 },
+    { budget: 12, kept: ['b', 'c', 'd'], cost: 12 },
+    { budget: 0, kept: [], cost: 0 },
+    { budget: 100, kept: ['a', 'b', 'c', 'd'], cost: 16 },
+  ])('resized to $budget keeps the most recent entries that fit: $kept', ({ budget, kept, cost }) => {
+    const cache = new LruCache<string>(100);
+    for (const key of ['a', 'b', 'c', 'd']) cache.set(key, key.toUpperCase(), 4);
+    cache.resize(budget);
+    expect(['a', 'b', 'c', 'd'].filter((key) => cache.get(key) !== undefined)).toEqual(kept);
+    expect(cache.cost).toBe(cost);
+  });
 });

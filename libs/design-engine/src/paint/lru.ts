@@ -6,7 +6,7 @@ export class LruCache<V> {
   private readonly entries = new Map<string, { value: V; cost: number }>();
   private total = 0;
 
-  constructor(private readonly budget: number) {}
+  constructor(private budget: number) {}
 
   get(key: string): V | undefined {
     const entry = this.entries.get(key);
@@ -25,8 +25,23 @@ export class LruCache<V> {
     }
     this.entries.set(key, { value, cost });
     this.total += cost;
+    this.evict(key);
+  }
+
+  /** Changes the budget, evicting the least recently used entries at once if it shrank. */
+  resize(budget: number): void {
+    this.budget = budget;
+    this.evict();
+  }
+
+  /** The summed cost of the entries held. */
+  get cost(): number {
+    return this.total;
+  }
+
+  private evict(keep?: string): void {
     for (const [oldest, entry] of this.entries) {
-      if (this.total <= this.budget || oldest === key) break;
+      if (this.total <= this.budget || oldest === keep) break;
       this.entries.delete(oldest);
       this.total -= entry.cost;
     }

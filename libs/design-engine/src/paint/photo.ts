@@ -5,13 +5,13 @@ import { focusCrop, parseHex, subjectFocus, type PaletteSpec, type PhotoPlacemen
 import { checkpoint, shared } from './abort.js';
 import type { Sprite } from './canvas.js';
 import { digest } from './digest.js';
-import { LruCache } from './lru.js';
+import { pixelCaches } from './caches.js';
 
 /** Share of the slot, from its inner edge, over which the photo fades into the scene. */
 const FADE_SHARE = 0.4;
 
 /** A saved photo comes back with every job of its account: its cut for a slot is kept. */
-const cache = new LruCache<Promise<Sprite>>(96 * 1024 * 1024);
+const cache = pixelCaches.photos;
 
 /**
  * The photo as the subject: cropped to its slot around the subject (see cropToSubject), graded

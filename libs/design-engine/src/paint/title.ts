@@ -1,7 +1,7 @@
 import sharp from 'sharp';
 import type { Design, PlacedPiece, Rect, Rgb } from '../layout/index.js';
 import { paintSprite, type Canvas, type Mask, type Sprite } from './canvas.js';
-import { LruCache } from './lru.js';
+import { pixelCaches } from './caches.js';
 import { Coverage, FlatPath, paintLayers, type Layer } from './raster.js';
 import { EMOJI_DROP, EMOJI_EM, type Shaper, type ShapedText } from './shaper.js';
 
@@ -23,7 +23,7 @@ interface Placed {
   ink: 'plain' | 'emphasis' | 'plate' | 'bar';
 }
 
-const emojiCache = new LruCache<Promise<Uint8Array>>(32 * 1024 * 1024);
+const emojiCache = pixelCaches.emoji;
 
 /** The title's shaped pieces with the colour role each is drawn in. */
 function placeTitle(design: Design, shaper: Shaper): Placed[] {

@@ -76,7 +76,12 @@ describe('RenderingModule with GENERATION_MODEL=openai', () => {
     const moduleRef = await Test.createTestingModule({
       imports: [
         InfrastructureModule.forRoot({
-          config: { renderTimeoutMs: 30_000, renderConcurrency: 2, ...openai(server.url) } as Config,
+          config: {
+            renderTimeoutMs: 30_000,
+            renderConcurrency: 2,
+            renderCacheBytes: 96 << 20,
+            ...openai(server.url),
+          } as Config,
           log,
           projections: new MemoryProjectionStore(),
           objects,

@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freePort, SERVICES, startLocalCluster } from '@thumbforge/local-cluster';
 
@@ -28,6 +28,8 @@ export interface Target {
 
 const REPO = fileURLToPath(new URL('../../../../', import.meta.url));
 export const EMBEDDED_MAIN = join(REPO, 'services', 'embedded', 'dist', 'main.js');
+/** What `npm start` and the image run: node with the service's memory settings. */
+const ENTRYPOINT = join(REPO, 'docker', 'entrypoint.sh');
 const READY_TIMEOUT_MS = 600_000;
 
 /**
@@ -59,8 +61,8 @@ async function waitUntilReady(url: string, exited: () => number | null | undefin
 }
 
 /**
- * `node services/embedded/dist/main.js` on a free port, as `npm start` runs, with a fresh data
- * directory removed on stop, or with `dataDir`, which is kept.
+ * `docker/entrypoint.sh embedded` on a free port, as `npm start` runs it (this node, the service's
+ * memory settings), with a fresh data directory removed on stop, or with `dataDir`, which is kept.
  */
 export async function startEmbedded(options: { dataDir?: string } = {}): Promise<Target> {
   if (!existsSync(EMBEDDED_MAIN)) {
@@ -72,9 +74,11 @@ export async function startEmbedded(options: { dataDir?: string } = {}): Promise
   const dataDir = options.dataDir ?? (await mkdtemp(join(tmpdir(), 'thumbforge-bench-embedded-')));
   const port = await freePort();
   const spawned = performance.now();
-  const child = spawn(process.execPath, [EMBEDDED_MAIN], {
+  // The entry point execs node, so the child's pid is the service's.
+  const child = spawn('sh', [ENTRYPOINT, 'embedded'], {
     env: {
       ...process.env,
+      PATH: `${dirname(process.execPath)}:${process.env.PATH ?? ''}`,
       ...benchEnv(adminToken),
       PORT: String(port),
       HOST: '127.0.0.1',

@@ -1,0 +1,44 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { DEFAULT_PIXEL_CACHE_BYTES, limitPixelCaches, pixelCacheBytes, pixelCaches } from './caches.js';
+
+const MB = 1024 * 1024;
+
+afterEach(() => {
+  for (const cache of Object.values(pixelCaches)) cache.resize(0);
+  limitPixelCaches(DEFAULT_PIXEL_CACHE_BYTES);
+});
+
+describe('pixel caches', () => {
+  it.each([
+    {
+      total: 96 * MB,
+      backgrounds: 48 * MB,
+      photos: 24 * MB,
+      logos: Math.floor(14.4 * MB),
+      emoji: Math.floor(9.6 * MB),
+    },
+    { total: 10 * MB, backgrounds: 5 * MB, photos: 2.5 * MB, logos: 1.5 * MB, emoji: 1 * MB },
+  ])('split $total bytes by share', ({ total, ...shares }) => {
+    limitPixelCaches(total);
+    for (const [name, bytes] of Object.entries(shares)) {
+      const cache = pixelCaches[name as keyof typeof pixelCaches];
+      cache.set('probe', Promise.resolve(null as never), bytes);
+      expect(cache.get('probe'), `${name} holds its share`).toBeDefined();
+      cache.set('more', Promise.resolve(null as never), 1);
+      expect(cache.get('probe'), `${name} holds no more than its share`).toBeUndefined();
+    }
+  });
+
+  it('evict what no longer fits when the budget shrinks', () => {
+    limitPixelCaches(100 * MB);
+    pixelCaches.backgrounds.set('a', Promise.resolve(Buffer.alloc(0)), 20 * MB);
+    pixelCaches.backgrounds.set('b', Promise.resolve(Buffer.alloc(0)), 20 * MB);
+    pixelCaches.photos.set('p', Promise.resolve(null as never), 20 * MB);
+    expect(pixelCacheBytes()).toBe(60 * MB);
+    limitPixelCaches(50 * MB);
+    expect(pixelCaches.backgrounds.get('a')).toBeUndefined();
+    expect(pixelCaches.backgrounds.get('b')).toBeDefined();
+    expect(pixelCaches.photos.get('p')).toBeUndefined();
+    expect(pixelCacheBytes()).toBe(20 * MB);
+  });
+});

@@ -1,0 +1,39 @@
+import type { Sprite } from './canvas.js';
+import { LruCache } from './lru.js';
+
+/**
+ * The engine's pixel caches, bounded together: a background costs tens of milliseconds of librsvg to
+ * draw and a render copies a cached one in a fraction of one, but each sd background is 2.7 MB of raw
+ * pixels, so the budget is what a rendering process's memory grows to. Shares follow reuse: every
+ * render has a background, fewer have a photo, a logo or emoji.
+ */
+export const pixelCaches = {
+  backgrounds: new LruCache<Promise<Buffer>>(0),
+  photos: new LruCache<Promise<Sprite>>(0),
+  logos: new LruCache<Promise<Sprite[]>>(0),
+  emoji: new LruCache<Promise<Uint8Array>>(0),
+};
+
+const SHARES: Record<keyof typeof pixelCaches, number> = {
+  backgrounds: 0.5,
+  photos: 0.25,
+  logos: 0.15,
+  emoji: 0.1,
+};
+
+/** 96 MiB: 17 youtube sd backgrounds, with room for the photos, logos and emoji reused beside them. */
+export const DEFAULT_PIXEL_CACHE_BYTES = 96 * 1024 * 1024;
+
+/** Bounds every pixel cache of the process together to `bytes`, evicting at once if they hold more. */
+export function limitPixelCaches(bytes: number): void {
+  for (const [name, cache] of Object.entries(pixelCaches)) {
+    cache.resize(Math.floor(bytes * SHARES[name as keyof typeof pixelCaches]));
+  }
+}
+
+/** What the pixel caches hold now, in bytes. */
+export function pixelCacheBytes(): number {
+  return Object.values(pixelCaches).reduce((sum, cache) => sum + cache.cost, 0);
+}
+
+limitPixelCaches(DEFAULT_PIXEL_CACHE_BYTES);
