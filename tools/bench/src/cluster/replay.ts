@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import type { EventEnvelope } from '@thumbforge/contracts';
-import { foldBillingEvent, type AccountLedger } from '@thumbforge/domain';
+import { emptyBillingReplay, foldBillingEvent, type AccountLedger } from '@thumbforge/domain';
 import type { EventLog } from '@thumbforge/event-log';
 import type { Progress } from './progress.js';
 
@@ -90,14 +90,14 @@ export async function measureReplay(
   const appendMs = performance.now() - appendStart;
   appending.stop();
 
-  const ledgers = new Map<string, AccountLedger>();
+  const billing = emptyBillingReplay();
   const replaying = options.progress.start(`replay from ${name}`, events);
   let read = 0;
   let foldMs = 0;
   const replayStart = performance.now();
   for await (const event of log.read(topic)) {
     const foldStart = performance.now();
-    foldBillingEvent(ledgers, event);
+    foldBillingEvent(billing, event);
     foldMs += performance.now() - foldStart;
     if (++read % 5_000 === 0) replaying.update(read);
   }
@@ -109,10 +109,10 @@ export async function measureReplay(
   return {
     log: kind,
     events: read,
-    accounts: ledgers.size,
+    accounts: billing.ledgers.size,
     appendMs,
     replayMs,
     foldMs,
-    ledgersMatch: ledgerDigest(ledgers) === options.expectedDigest,
+    ledgersMatch: ledgerDigest(billing.ledgers) === options.expectedDigest,
   };
 }
