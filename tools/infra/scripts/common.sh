@@ -42,9 +42,10 @@ go_env() {
 # Builds one Go command from the module proxy into $target. A throwaway main module requires the
 # wanted version, so the build resolves exactly that module's own requirements; `go install mod@version`
 # would also ask the proxy for the module's version list (for deprecation notices), which it refuses
-# for some modules.
+# for some modules. An optional fifth argument, a main.go of ours, is built instead of $package against
+# the same module (to link fewer of its parts).
 go_build() {
-  local target=$1 module=$2 version=$3 package=$4
+  local target=$1 module=$2 version=$3 package=$4 main=${5:-}
   command -v go >/dev/null || die "go is not installed (needed to build $package)"
   mkdir -p "$CACHE_DIR"
   local tmp
@@ -52,7 +53,9 @@ go_build() {
   printf 'module thumbforge.local/build\n\ngo 1.24\n\nrequire %s %s\n' "$module" "$version" >"$tmp/go.mod"
   log "building $package@$version (first run only; minutes on two cores)"
   local started=$SECONDS
-  if ! (cd "$tmp" && go_env go build -mod=mod -trimpath -o "$tmp/out" "$package") >"$tmp.log" 2>&1; then
+  local build=$package
+  [ -z "$main" ] || { cp "$main" "$tmp/main.go" && build=.; }
+  if ! (cd "$tmp" && go_env go build -mod=mod -trimpath -o "$tmp/out" "$build") >"$tmp.log" 2>&1; then
     tail -n 30 "$tmp.log" >&2
     die "building $package failed (full output: $tmp.log, work dir: $tmp)"
   fi

@@ -14,17 +14,23 @@ PROMETHEUS_VERSION=${THUMBFORGE_PROMETHEUS_VERSION:-v0.316.0}
 
 KUBE_BIN="$CACHE_DIR/kubernetes/$KUBERNETES_VERSION"
 KUBE_COMMANDS="kube-apiserver kube-controller-manager kube-scheduler kubelet kube-proxy kubectl"
-COREDNS_BIN="$CACHE_DIR/coredns/$COREDNS_VERSION/coredns"
-PROMETHEUS_BIN="$CACHE_DIR/prometheus/$PROMETHEUS_VERSION/prometheus"
+# Both are built with fewer parts than upstream's release (see provision-images.sh and
+# provision-prometheus.sh); the suffix keeps them apart from full builds in the same cache.
+COREDNS_BUILD=$COREDNS_VERSION-node-plugins
+PROMETHEUS_BUILD=$PROMETHEUS_VERSION-no-sd
+COREDNS_BIN="$CACHE_DIR/coredns/$COREDNS_BUILD/coredns"
+PROMETHEUS_BIN="$CACHE_DIR/prometheus/$PROMETHEUS_BUILD/prometheus"
 DEBS_DIR="$CACHE_DIR/debs"
 BASE_IMAGE_DIR="$CACHE_DIR/base-image/node-$NODE_VERSION-bookworm-slim"
 # Where podman keeps its images: a folder of ours, never the host's /var/lib/containers.
 PODMAN_ROOT="$CACHE_DIR/podman"
 
-# The Kubernetes build is the longest thing on a shared two-core machine: lowest priority, one package
-# at a time.
+# The Go builds (Kubernetes, CoreDNS, Prometheus) are the longest part of a cold run: the lowest
+# priority, so a shared machine's other work goes first, and a package per core, so an idle machine (a
+# CI runner) finishes them sooner. THUMBFORGE_GO_PROCS overrides the count; GO_TAGS adds build tags.
 kube_go() {
-  GOFLAGS="-buildvcs=false -p=1 -mod=mod" GOWORK=off CGO_ENABLED=0 GOTOOLCHAIN=local nice -n 19 "$@"
+  GOFLAGS="-buildvcs=false -p=${THUMBFORGE_GO_PROCS:-$(nproc)} -mod=mod${GO_TAGS:+ -tags=$GO_TAGS}" GOWORK=off \
+    CGO_ENABLED=0 GOTOOLCHAIN=local nice -n 19 "$@"
 }
 
 NODE_FULL_VERSION=${THUMBFORGE_NODE_FULL_VERSION:-24.21.0}

@@ -7,10 +7,13 @@ source "$(dirname "$0")/common.sh"
 
 install_coredns() {
   if [ -x "$COREDNS_BIN" ]; then
-    log "coredns $COREDNS_VERSION: cached"
+    log "coredns $COREDNS_BUILD: cached"
     return
   fi
-  go_build "$COREDNS_BIN" github.com/coredns/coredns "$COREDNS_VERSION" github.com/coredns/coredns
+  go_env() { kube_go "$@"; }
+  # Only the plugins the node's Corefile uses (tools/kube/coredns/main.go).
+  go_build "$COREDNS_BIN" github.com/coredns/coredns "$COREDNS_VERSION" github.com/coredns/coredns \
+    "$KUBE_DIR/coredns/main.go"
 }
 
 # single_binary_image <archive> <image> <binary> <entrypoint path>
@@ -35,8 +38,8 @@ single_binary_image() {
 
 with_lock coredns install_coredns
 with_lock podman single_binary_image "$CACHE_DIR/images/pause-$KUBERNETES_VERSION.tar" "$PAUSE_IMAGE" "$KUBE_BIN/pause" /pause
-with_lock podman single_binary_image "$CACHE_DIR/images/coredns-$COREDNS_VERSION.tar" "$COREDNS_IMAGE" "$COREDNS_BIN" /coredns
+with_lock podman single_binary_image "$CACHE_DIR/images/coredns-$COREDNS_BUILD.tar" "$COREDNS_IMAGE" "$COREDNS_BIN" /coredns
 if [ "${1:-}" = --prometheus ]; then
-  with_lock podman single_binary_image "$CACHE_DIR/images/prometheus-$PROMETHEUS_VERSION.tar" "$PROMETHEUS_IMAGE" \
+  with_lock podman single_binary_image "$CACHE_DIR/images/prometheus-$PROMETHEUS_BUILD.tar" "$PROMETHEUS_IMAGE" \
     "$PROMETHEUS_BIN" /bin/prometheus
 fi

@@ -28,20 +28,20 @@ install_kubernetes() {
   local ldflags="-s -w -X k8s.io/component-base/version.gitVersion=$KUBERNETES_VERSION"
   local minor=${KUBERNETES_VERSION#v1.}
   ldflags+=" -X k8s.io/component-base/version.gitMajor=1 -X k8s.io/component-base/version.gitMinor=${minor%%.*}"
-  mkdir -p "$src/out"
-  local cmd
-  for cmd in $KUBE_COMMANDS; do
-    [ -x "$KUBE_BIN/$cmd" ] && continue
-    log "building $cmd"
-    local t=$SECONDS
-    if ! (cd "$src" && kube_go go build -trimpath -ldflags "$ldflags" -o "out/$cmd" "./cmd/$cmd") >>"$src.log" 2>&1; then
+  local cmd missing=()
+  for cmd in $KUBE_COMMANDS; do [ -x "$KUBE_BIN/$cmd" ] || missing+=("$cmd"); done
+  if [ ${#missing[@]} -gt 0 ]; then
+    log "building ${missing[*]}"
+    # One go build for all of them: their shared packages compile once and the links overlap.
+    mkdir -p "$src/out"
+    if ! (cd "$src" && kube_go go build -trimpath -ldflags "$ldflags" -o out/ "${missing[@]/#/./cmd/}") >>"$src.log" 2>&1; then
       tail -n 30 "$src.log" >&2
-      die "building $cmd failed (full output: $src.log, work dir: $src)"
+      die "building ${missing[*]} failed (full output: $src.log, work dir: $src)"
     fi
-    install_binary "$src/out/$cmd" "$KUBE_BIN/$cmd"
-    log "built $cmd in $((SECONDS - t)) s"
-  done
+    for cmd in "${missing[@]}"; do install_binary "$src/out/$cmd" "$KUBE_BIN/$cmd"; done
+  fi
   # The sandbox ("pause") container's process: a static C binary, so its image needs nothing else.
+  mkdir -p "$src/out"
   gcc -Os -static -DVERSION="$KUBERNETES_VERSION" -o "$src/out/pause" "$src/build/pause/linux/pause.c" ||
     die "compiling pause.c failed (gcc and the static libc are needed)"
   install_binary "$src/out/pause" "$KUBE_BIN/pause"

@@ -468,16 +468,11 @@ describe('helm/thumbforge on a real one-node cluster', () => {
     'replaces a deleted rendering pod, which takes up the work queued meanwhile',
     async () => {
       const [old] = await pods('rendering', true);
-      await cluster.kubectl([
-        '-n',
-        NAMESPACE,
-        'delete',
-        'pod',
-        old!,
-        '--grace-period=0',
-        '--force',
-        '--wait=false',
-      ]);
+      // Returns once the kubelet has stopped the pod's container. A forced delete would return at once
+      // while the container kept running, free to take the job below before its replacement started.
+      await timed('rendering pod deleted and stopped', () =>
+        cluster.kubectl(['-n', NAMESPACE, 'delete', 'pod', old!, '--grace-period=1', '--timeout=5m']),
+      );
       const response = await api('/v1/generate', {
         method: 'POST',
         key: apiKey,
