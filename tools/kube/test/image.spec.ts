@@ -61,7 +61,17 @@ describe('the image built from docker/Dockerfile', () => {
     expect(status.stdout).toMatch(/^Uid:\s+10001\s+10001\s+10001\s+10001$/m);
     expect(status.stdout).toMatch(/^Gid:\s+10001\s+10001\s+10001\s+10001$/m);
     const cmdline = await podman(['exec', container, 'cat', '/proc/1/cmdline']);
-    expect(cmdline.stdout.split('\0')).toEqual(['node', 'services/embedded/dist/main.js', '']);
+    expect(cmdline.stdout.split('\0')).toEqual([
+      'node',
+      '--max-semi-space-size=4',
+      '/app/docker/../services/embedded/dist/main.js',
+      '',
+    ]);
+    // The entry point's memory settings reach the service.
+    const environ = await podman(['exec', container, 'cat', '/proc/1/environ']);
+    expect(environ.stdout.split('\0')).toEqual(
+      expect.arrayContaining(['MALLOC_ARENA_MAX=2', 'MALLOC_MMAP_THRESHOLD_=131072']),
+    );
   });
 
   it("passes the image's own HEALTHCHECK", async () => {
