@@ -8,7 +8,6 @@ import {
   positionKey,
   type AppendOptions,
   type EventLog,
-  type ReadOptions,
   type Subscription,
   type SubscriptionOptions,
 } from '../port.js';
@@ -564,11 +563,10 @@ export class FileEventLog implements EventLog {
     return events;
   }
 
-  async *read(topic: string, options: ReadOptions = {}): AsyncIterable<StoredEvent> {
-    for await (const batch of this.readBatches(topic, options)) yield* batch;
-  }
-
-  async *readBatches(topic: string, options: ReadOptions = {}): AsyncIterable<StoredEvent[]> {
+  async *read(
+    topic: string,
+    options: { fromOffset?: number; partition?: number } = {},
+  ): AsyncIterable<StoredEvent> {
     this.assertOpen();
     assertTopic(topic);
     assertSinglePartition(topic, options.partition);
@@ -582,7 +580,7 @@ export class FileEventLog implements EventLog {
         const batch = await ahead;
         from += batch.length;
         ahead = from < end ? this.readBatch(topic, from, end) : undefined;
-        yield batch;
+        for (const event of batch) yield event;
       }
     } finally {
       // A caller that stops early leaves a read in flight; its outcome no longer matters.

@@ -38,8 +38,11 @@ describe('SettleCreditsUseCase', () => {
       causationId: 'evt_render',
       payload: { accountId: ACCOUNT, jobId: job.jobId, ...payload },
     });
-    expect(await b.ledgers.ledger(ACCOUNT)).toMatchObject({ ...ledger, reservations: {} });
-    expect(await b.ledgers.jobBilling(job.jobId)).toBe(outcome);
+    expect(await b.ledgers.ledger(ACCOUNT)).toMatchObject({
+      ...ledger,
+      settled: { [job.jobId]: outcome },
+      reservations: {},
+    });
   });
 
   it.each([
