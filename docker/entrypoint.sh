@@ -34,7 +34,8 @@ esac
 
 # Memory: glibc returns large blocks (render pixel buffers) to the system on free instead of keeping
 # them in per-thread arenas, and V8's young generation stays small (Node 24 sizes it to 128 MB on a
-# machine this size). bench:service: RSS after 2,000 renders 532 MB without these, 268 MB with them.
+# machine this size). Embedded, 2,000 requests at 4 connections: RSS 532 MB before, 267 MB with these
+# and RENDER_CACHE_MB's default (docs/architecture.md, "Memory").
 export MALLOC_ARENA_MAX="${MALLOC_ARENA_MAX:-2}"
 export MALLOC_MMAP_THRESHOLD_="${MALLOC_MMAP_THRESHOLD_:-131072}"
 

@@ -14,6 +14,6 @@ export {
 export { FONT_IDS, FONTS, type BundledFont, type FontId } from './fonts/catalogue.js';
 export { paintLogo } from './logo-overlay.js';
 export { RenderAborted } from './paint/abort.js';
-export { DEFAULT_PIXEL_CACHE_BYTES, limitPixelCaches, pixelCacheBytes } from './paint/caches.js';
+export { limitPixelCaches } from './paint/caches.js';
 export { SCRIPT_SAMPLES, type ScriptSample } from './script-samples.js';
 export type { Canvas } from './paint/canvas.js';

@@ -290,8 +290,8 @@ export function loadConfig(env: Env = process.env): Config {
     // Two renders per core: while one composes on the event loop, another's encode runs on libvips'
     // threads (bench:service: +18 % requests/s at 4 and 16 connections over one per core).
     renderConcurrency: integer(env, 'RENDER_CONCURRENCY', 2 * availableParallelism(), 1, 64),
-    // 96 MiB keeps a rendering process's RSS near 300 MB (bench:service); each cached background saves
-    // about 30 ms of CPU on the renders that reuse it.
+    // 96 MiB keeps a rendering process's RSS near 300 MB (docs/architecture.md, "Memory"); each cached
+    // background saves about 30 ms of CPU on the renders that reuse it.
     renderCacheBytes: integer(env, 'RENDER_CACHE_MB', 96, 0, 4096) * 1024 * 1024,
     syncTimeoutMs: integer(env, 'SYNC_TIMEOUT_MS', 120_000, 1, 600_000),
     publicTestKeyEnabled: flag(env, 'PUBLIC_TEST_KEY_ENABLED', true),
