@@ -71,6 +71,8 @@ POD_RANGE_START=$NODE_NET.16
 SERVICE_CIDR=198.19.0.0/24
 DNS_IP=198.19.0.10
 NODE_NAME=thumbforge-node
+# Which state directory owns the bridge, so up can tell a running cluster from one killed mid-run.
+CLUSTER_MARKER=/run/thumbforge-kube-$BRIDGE.state
 PAUSE_IMAGE=localhost/pause:$KUBERNETES_VERSION
 COREDNS_IMAGE=localhost/coredns:$COREDNS_VERSION
 PROMETHEUS_IMAGE=localhost/prometheus:$PROMETHEUS_VERSION
