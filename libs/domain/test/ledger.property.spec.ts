@@ -2,13 +2,16 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { PLANS, type ThumbforgeEvent } from '@thumbforge/contracts';
 import {
-  applyBillingEvent,
+  applyBillingFact,
+  billingJobOf,
   decideOpenAccount,
   decideReservation,
   decideSettlement,
-  foldLedger,
   remaining,
+  replayBilling,
   type AccountLedger,
+  type JobBilling,
+  type LedgerEntry,
 } from '../src/index.js';
 import { ACCOUNT, jobSpec } from './fixtures.js';
 
@@ -50,9 +53,17 @@ describe('ledger properties', () => {
       fc.property(fc.constantFrom(...PLANS), fc.array(command, { maxLength: 150 }), (plan, commands) => {
         let now = new Date('2026-01-20T08:00:00.000Z');
         const log: ThumbforgeEvent[] = [];
+        const jobs = new Map<string, JobBilling>();
+        const history: LedgerEntry[] = [];
         const apply = (state: AccountLedger | undefined, events: ThumbforgeEvent[]) => {
           log.push(...events);
-          return events.reduce<AccountLedger | undefined>((s, e) => applyBillingEvent(s, e), state);
+          return events.reduce<AccountLedger | undefined>((s, e) => {
+            const jobId = billingJobOf(e);
+            const change = applyBillingFact(s, jobId === undefined ? undefined : jobs.get(jobId), e);
+            if (change?.job) jobs.set(change.job.jobId, change.job.billing);
+            if (change?.entry) history.push(change.entry);
+            return change ? change.ledger : s;
+          }, state);
         };
 
         let ledger = apply(
@@ -67,10 +78,12 @@ describe('ledger properties', () => {
             now = new Date(now.getTime() + cmd.hours * 3_600_000);
           } else if (cmd.kind === 'reserve') {
             const reservation = { job: jobSpec(`job_${cmd.job}`, { cost: cmd.cost }) };
-            events = decideReservation(ledger, reservation, now, { causationId });
+            const decided = jobs.get(`job_${cmd.job}`);
+            events = decideReservation(ledger, decided, reservation, now, { causationId });
             ledger = apply(ledger, events)!;
             // the same command again, after its facts were applied, decides nothing
-            expect(decideReservation(ledger, reservation, now, { causationId })).toEqual([]);
+            const after = jobs.get(`job_${cmd.job}`);
+            expect(decideReservation(ledger, after, reservation, now, { causationId })).toEqual([]);
           } else {
             const outcome = cmd.kind === 'capture' ? 'captured' : 'released';
             events = decideSettlement(ledger, `job_${cmd.job}`, outcome, 'render failed', {
@@ -84,9 +97,16 @@ describe('ledger properties', () => {
           invariantsHold(ledger);
         });
 
-        expect(foldLedger(log)).toEqual({ [ACCOUNT]: ledger });
+        expect(ledger.entryCount).toBe(history.length);
+        const expected = {
+          ledgers: new Map([[ACCOUNT, ledger]]),
+          jobs,
+          histories: new Map([[ACCOUNT, history]]),
+        };
+        if (history.length === 0) expected.histories.clear();
+        expect(replayBilling(log)).toEqual(expected);
         // at-least-once delivery: replaying the log twice over changes nothing
-        expect(foldLedger([...log, ...log])).toEqual({ [ACCOUNT]: ledger });
+        expect(replayBilling([...log, ...log])).toEqual(expected);
       }),
       { numRuns: 200 },
     );
@@ -100,15 +120,21 @@ describe('ledger properties', () => {
           undefined,
           { accountId: ACCOUNT, plan: 'business', apiAccess: true },
           now,
-        ).reduce<AccountLedger | undefined>((s, e) => applyBillingEvent(s, e), undefined)!;
+        ).reduce<AccountLedger | undefined>(
+          (s, e) => applyBillingFact(s, undefined, e)?.ledger ?? s,
+          undefined,
+        )!;
         const months = new Set([now.toISOString().slice(0, 7)]);
         let starts = 1;
         gaps.forEach((hours, i) => {
           now = new Date(now.getTime() + hours * 3_600_000);
           months.add(now.toISOString().slice(0, 7));
-          const events = decideReservation(ledger, { job: jobSpec(`job_${i}`) }, now);
+          const events = decideReservation(ledger, undefined, { job: jobSpec(`job_${i}`) }, now);
           starts += events.filter((e) => e.type === 'billing.period-started').length;
-          ledger = events.reduce<AccountLedger | undefined>((s, e) => applyBillingEvent(s, e), ledger)!;
+          ledger = events.reduce<AccountLedger | undefined>(
+            (s, e) => applyBillingFact(s, undefined, e)?.ledger ?? s,
+            ledger,
+          )!;
         });
         expect(starts).toBe(months.size);
         expect(ledger.periodStart.slice(0, 7)).toBe(now.toISOString().slice(0, 7));

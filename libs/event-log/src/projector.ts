@@ -102,6 +102,11 @@ export function unfolded<T extends FoldedDocument>(doc: T | undefined): Omit<T, 
  * event of a partition that touches the document is then folded exactly once, in log order.
  * `change` returns the next document, or the current one (or undefined) for no change.
  */
+/** Whether the event is folded into the document already. */
+export function hasFolded(doc: FoldedDocument | undefined, event: StoredEvent): boolean {
+  return (doc?.folded?.[positionKey(event.topic, event.partition)] ?? 0) > event.offset;
+}
+
 export async function foldInto<T extends FoldedDocument>(
   collection: ProjectionCollection<T>,
   id: string,
@@ -110,7 +115,7 @@ export async function foldInto<T extends FoldedDocument>(
 ): Promise<T | undefined> {
   const key = positionKey(event.topic, event.partition);
   return collection.update(id, (current) => {
-    if (current && (current.folded?.[key] ?? 0) > event.offset) return current;
+    if (hasFolded(current, event)) return current;
     const next = change(current);
     if (next === undefined || next === current) return current;
     return { ...next, id, folded: { ...current?.folded, [key]: event.offset + 1 } };

@@ -1,6 +1,6 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { makeEvent, TOPICS, type JobSpec } from '@thumbforge/contracts';
-import { admittedFacts, foldLedger } from '@thumbforge/domain';
+import { admittedFacts, foldLedger, replayBilling } from '@thumbforge/domain';
 import {
   ACCOUNT,
   billing,
@@ -13,7 +13,12 @@ import {
 } from '../test/harness.js';
 import { unfolded } from '@thumbforge/event-log';
 import { BILLING_GROUP } from './billing.consumer.js';
-import { LEDGER_COLLECTION, type LedgerDocument } from './ledger/ledger-projection.js';
+import {
+  JOB_BILLING_COLLECTION,
+  LEDGER_COLLECTION,
+  type JobBillingDocument,
+  type LedgerDocument,
+} from './ledger/ledger-projection.js';
 
 const running: Billing[] = [];
 
@@ -180,6 +185,29 @@ describe('BillingConsumer', () => {
       folded: _folded,
       ...live
     } = (await b.store.collection<{ id: string; folded?: unknown }>('billing_accounts').get(ACCOUNT))!;
+    const replay = replayBilling(b.log.events(TOPICS.billing));
+    expect(Object.fromEntries(replay.ledgers)).toEqual({ [ACCOUNT]: live });
+    const billed = await b.store.collection<JobBillingDocument>(JOB_BILLING_COLLECTION).find({});
+    expect(new Map(billed.map((job) => [job.id, job.billing]))).toEqual(replay.jobs);
+    expect(Object.fromEntries(replay.jobs)).toEqual({
+      [jobs[0]!.jobId]: 'captured',
+      [jobs[1]!.jobId]: 'released',
+      [jobs[2]!.jobId]: 'rejected',
+    });
+  });
+
+  it('a failure between writing a job and writing its ledger leaves neither half-applied', async () => {
+    const b = await started();
+    await openAccount(b);
+    // The job's billing is written, then the ledger's write fails once: the event is applied again.
+    const ledgers = b.store.collection<LedgerDocument>(LEDGER_COLLECTION);
+    const failed = vi.spyOn(ledgers, 'update').mockRejectedValueOnce(new Error('process died'));
+    const job = jobSpec();
+    await reserve(b, job);
+    while ((await b.ledgers.ledger(ACCOUNT))?.reserved !== 10) await new Promise(setImmediate);
+    expect(failed).toHaveBeenCalled();
+    expect(await b.ledgers.jobBilling(job.jobId)).toBe('reserved');
+    const { id: _id, ...live } = unfolded((await ledgers.get(ACCOUNT))!);
     expect(foldLedger(b.log.events(TOPICS.billing))).toEqual({ [ACCOUNT]: live });
   });
 

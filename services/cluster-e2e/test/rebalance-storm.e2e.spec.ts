@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import { makeEvent, TOPICS, type JobSpec, type StoredEvent } from '@thumbforge/contracts';
 import {
   admittedFacts,
-  applyBillingEvent,
+  emptyBillingReplay,
+  foldBillingEvent,
   foldLedger,
   isBillingFact,
   isOwnerFenced,
@@ -322,14 +323,12 @@ describe('billing under a rebalance storm on real Kafka', () => {
       await readModel.start();
 
       // 1. No account's used + reserved ever exceeds its allowance, fact by fact.
-      const ledgers = new Map<string, AccountLedger>();
+      const replay = emptyBillingReplay();
       let worst = 0;
       for (const fact of facts) {
-        const accountId = (fact.payload as { accountId: string }).accountId;
-        const ledger = applyBillingEvent(ledgers.get(accountId), fact);
-        if (!ledger) continue;
-        ledgers.set(accountId, ledger);
-        worst = Math.max(worst, ledger.used + ledger.reserved - ledger.allowance);
+        foldBillingEvent(replay, fact);
+        const ledger = replay.ledgers.get((fact.payload as { accountId: string }).accountId);
+        if (ledger) worst = Math.max(worst, ledger.used + ledger.reserved - ledger.allowance);
       }
       expect(worst).toBeLessThanOrEqual(0);
 

@@ -87,6 +87,7 @@ describe('bench:cluster report', () => {
       events: 10_000,
       accounts: 10,
       appendMs: 1_000,
+      rounds: 1,
       replayMs,
       foldMs: replayMs / 2,
       ledgersMatch: true,
@@ -111,6 +112,7 @@ describe('bench:cluster report', () => {
       startup: [
         {
           events: 10_000,
+          starts: 1,
           withoutSnapshotMs: 9_000,
           withSnapshotMs: 2_500,
           stopMs: 700,

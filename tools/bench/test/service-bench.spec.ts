@@ -47,6 +47,7 @@ function report(
     rssFailures: 0,
     startup: {
       events: 1_000_000,
+      starts: 1,
       withoutSnapshotMs: 9_000,
       withSnapshotMs: startupMs,
       stopMs: 500,

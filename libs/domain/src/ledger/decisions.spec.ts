@@ -7,9 +7,8 @@ import {
   decideReservation,
   decideSettlement,
   GENERATION_LIMIT_EXCEEDED,
-  hasDecidedJob,
 } from './decisions.js';
-import { applyBillingEvent, type AccountLedger } from './ledger.js';
+import { applyBillingFact, type AccountLedger } from './ledger.js';
 
 const NOW = new Date('2026-04-10T12:00:00.000Z');
 
@@ -24,9 +23,8 @@ function ledger(overrides: Partial<AccountLedger> = {}): AccountLedger {
     used: 0,
     reserved: 0,
     reservations: {},
-    settled: {},
-    rejectedJobs: {},
-    entries: [],
+    periodEventId: null,
+    entryCount: 0,
     ...overrides,
   };
 }
@@ -84,25 +82,13 @@ describe('decideChangeAccount', () => {
   ] as const)('%s', (_name, from, used, to, left) => {
     const state = ledger({ plan: from, allowance: from === 'pro' ? 2500 : 50, used });
     const [changed] = decideChangeAccount(state, { accountId: ACCOUNT, plan: to }, NOW);
-    const next = applyBillingEvent(state, changed!)!;
+    const next = applyBillingFact(state, undefined, changed!)!.ledger;
     expect(next.plan).toBe(to);
     expect(Math.max(0, next.allowance - next.used - next.reserved)).toBe(left);
   });
 
   it('an unknown account yields nothing', () => {
     expect(decideChangeAccount(undefined, { accountId: ACCOUNT, plan: 'pro' }, NOW)).toEqual([]);
-  });
-});
-
-describe('hasDecidedJob', () => {
-  it.each([
-    ['unknown', ledger(), false],
-    ['held', ledger({ reservations: { job_a: 10 } }), true],
-    ['captured', ledger({ settled: { job_a: 'captured' } }), true],
-    ['released', ledger({ settled: { job_a: 'released' } }), true],
-    ['rejected', ledger({ rejectedJobs: { job_a: true } }), true],
-  ])('%s → %s', (_name, state, expected) => {
-    expect(hasDecidedJob(state, 'job_a')).toBe(expected);
   });
 });
 
@@ -126,43 +112,46 @@ describe('decideReservation', () => {
       ['billing.period-started', 'billing.credits-rejected'],
     ],
   ])('%s', (_name, state, cost, types) => {
-    const events = decideReservation(state, { job: jobSpec('job_new', { cost }) }, NOW);
+    const events = decideReservation(state, undefined, { job: jobSpec('job_new', { cost }) }, NOW);
     expect(events.map((e) => e.type)).toEqual(types);
   });
 
   it.each([
-    ['held', ledger({ reserved: 10, reservations: { job_a: 10 } })],
-    ['captured', ledger({ used: 10, settled: { job_a: 'captured' } })],
-    ['released', ledger({ settled: { job_a: 'released' } })],
-    ['rejected', ledger({ rejectedJobs: { job_a: true } })],
+    ['held', ledger({ reserved: 10, reservations: { job_a: 10 } }), 'reserved'],
+    ['captured', ledger({ used: 10 }), 'captured'],
+    ['released', ledger(), 'released'],
+    ['rejected', ledger(), 'rejected'],
     [
       'held across a month boundary',
       ledger({ periodEnd: '2026-04-01T00:00:00Z', reservations: { job_a: 10 } }),
+      'reserved',
     ],
-  ])('a job already %s yields nothing', (_name, state) => {
-    expect(decideReservation(state, { job: jobSpec('job_a') }, NOW)).toEqual([]);
+  ] as const)('a job already %s yields nothing', (_name, state, decided) => {
+    expect(decideReservation(state, decided, { job: jobSpec('job_a') }, NOW)).toEqual([]);
   });
 
   it('a reservation carries the job, the amount and the account', () => {
     const job = jobSpec('job_a', { cost: 14, usePhoto: true, useLogo: true });
-    expect(shape(decideReservation(ledger(), { job }, NOW))).toEqual([
+    expect(shape(decideReservation(ledger(), undefined, { job }, NOW))).toEqual([
       { type: 'billing.credits-reserved', payload: { accountId: ACCOUNT, jobId: 'job_a', amount: 14, job } },
     ]);
   });
 
   it('a rejection carries the 429 reason and what was left', () => {
-    expect(shape(decideReservation(ledger({ used: 45 }), { job: jobSpec('job_a') }, NOW))).toEqual([
-      {
-        type: 'billing.credits-rejected',
-        payload: {
-          accountId: ACCOUNT,
-          jobId: 'job_a',
-          amount: 10,
-          remaining: 5,
-          reason: GENERATION_LIMIT_EXCEEDED,
+    expect(shape(decideReservation(ledger({ used: 45 }), undefined, { job: jobSpec('job_a') }, NOW))).toEqual(
+      [
+        {
+          type: 'billing.credits-rejected',
+          payload: {
+            accountId: ACCOUNT,
+            jobId: 'job_a',
+            amount: 10,
+            remaining: 5,
+            reason: GENERATION_LIMIT_EXCEEDED,
+          },
         },
-      },
-    ]);
+      ],
+    );
     expect(GENERATION_LIMIT_EXCEEDED).toEqual({
       status: 429,
       code: 'GENERATION_LIMIT_EXCEEDED',
@@ -177,7 +166,7 @@ describe('decideReservation', () => {
       periodStart: '2026-01-01T00:00:00Z',
       periodEnd: '2026-02-01T00:00:00Z',
     });
-    const [started] = decideReservation(state, { job: jobSpec('job_a') }, NOW);
+    const [started] = decideReservation(state, undefined, { job: jobSpec('job_a') }, NOW);
     expect(started!.payload).toEqual({
       accountId: ACCOUNT,
       periodStart: '2026-04-01T00:00:00Z',
@@ -201,7 +190,7 @@ describe('decideReservation', () => {
     ],
   ])('%s', (_name, options, ids, causationId) => {
     const state = ledger({ periodEnd: '2026-04-01T00:00:00Z' });
-    const events = decideReservation(state, { job: jobSpec('job_a') }, NOW, options);
+    const events = decideReservation(state, undefined, { job: jobSpec('job_a') }, NOW, options);
     expect(events.map((e) => e.id)).toEqual(ids);
     for (const e of events) {
       expect(e).toMatchObject({
@@ -215,8 +204,8 @@ describe('decideReservation', () => {
 
   it('deciding the same command twice gives identical facts', () => {
     const cmd = { job: jobSpec('job_a') };
-    expect(decideReservation(ledger(), cmd, NOW, { causationId: 'evt_1' })).toEqual(
-      decideReservation(ledger(), cmd, NOW, { causationId: 'evt_1' }),
+    expect(decideReservation(ledger(), undefined, cmd, NOW, { causationId: 'evt_1' })).toEqual(
+      decideReservation(ledger(), undefined, cmd, NOW, { causationId: 'evt_1' }),
     );
   });
 });
@@ -252,10 +241,9 @@ describe('decideSettlement', () => {
 
   it.each([
     ['unknown job', ledger(), 'captured'],
-    ['captured before', ledger({ used: 12, settled: { job_a: 'captured' } }), 'captured'],
-    ['released before, now captured', ledger({ settled: { job_a: 'released' } }), 'captured'],
-    ['captured before, now released', ledger({ used: 12, settled: { job_a: 'captured' } }), 'released'],
-    ['rejected job', ledger({ rejectedJobs: { job_a: true } }), 'released'],
+    ['captured before', ledger({ used: 12 }), 'captured'],
+    ['released before, now captured', ledger(), 'captured'],
+    ['captured before, now released', ledger({ used: 12 }), 'released'],
   ] as const)('%s yields nothing', (_name, state, outcome) => {
     expect(decideSettlement(state, 'job_a', outcome)).toEqual([]);
   });
@@ -271,7 +259,7 @@ describe('decideSettlement', () => {
       correlationId: 'job_a',
       occurredAt: NOW.toISOString(),
     });
-    const next = applyBillingEvent(held, fact!)!;
-    expect([next.used, next.reserved, next.settled.job_a]).toEqual([used, reserved, outcome]);
+    const next = applyBillingFact(held, 'reserved', fact!)!;
+    expect([next.ledger.used, next.ledger.reserved, next.job?.billing]).toEqual([used, reserved, outcome]);
   });
 });

@@ -9,7 +9,7 @@ import {
   type ReservationRequestedV1,
   type ThumbforgeEvent,
 } from '@thumbforge/contracts';
-import { applyBillingEvent, remaining, type AccountLedger } from './ledger.js';
+import { applyBillingFact, remaining, type AccountLedger, type JobBilling } from './ledger.js';
 import { calendarPeriod, periodHasEnded } from './period.js';
 
 /**
@@ -91,23 +91,20 @@ export function decideChangeAccount(
   ];
 }
 
-/** Whether the ledger has already decided about the job: reserved, settled or rejected. */
-export function hasDecidedJob(state: AccountLedger, jobId: string): boolean {
-  return jobId in state.reservations || jobId in state.settled || state.rejectedJobs[jobId] === true;
-}
-
 /**
  * Reserves the job's cost, or rejects it when the period's remaining credits cannot cover it. The first
- * request of a new calendar month first starts the new period. A job decided before yields nothing.
+ * request of a new calendar month first starts the new period. A job decided before (`decided`, its
+ * billing so far) yields nothing.
  */
 export function decideReservation(
   state: AccountLedger,
+  decided: JobBilling | undefined,
   cmd: ReservationRequestedV1,
   now: Date,
   options: DecisionOptions = {},
 ): ThumbforgeEvent[] {
   const { job } = cmd;
-  if (hasDecidedJob(state, job.jobId)) return [];
+  if (decided !== undefined) return [];
   const accountId = state.accountId;
   const facts: ThumbforgeEvent[] = [];
   let ledger = state;
@@ -119,7 +116,7 @@ export function decideReservation(
       factOptions('period-started', job.jobId, now, options),
     );
     facts.push(started);
-    ledger = applyBillingEvent(ledger, started)!;
+    ledger = applyBillingFact(ledger, undefined, started)!.ledger;
   }
   const amount = job.cost;
   const available = remaining(ledger);

@@ -2,12 +2,18 @@ import { describe, expect, it } from 'vitest';
 import type { EventEnvelope } from '@thumbforge/contracts';
 import { ACCOUNT, ev, jobSpec } from '../../test/fixtures.js';
 import {
-  applyBillingEvent,
+  addToLedgerPage,
+  applyBillingFact,
+  billingJobOf,
   creditsAt,
   foldLedger,
   isBillingFact,
+  LEDGER_PAGE_SIZE,
   remaining,
+  replayBilling,
   type AccountLedger,
+  type BillingChange,
+  type JobBilling,
   type LedgerEntry,
 } from './ledger.js';
 import { calendarPeriod, periodHasEnded } from './period.js';
@@ -32,9 +38,8 @@ function ledger(overrides: Partial<AccountLedger> = {}): AccountLedger {
     used: 0,
     reserved: 0,
     reservations: {},
-    settled: {},
-    rejectedJobs: {},
-    entries: [],
+    periodEventId: null,
+    entryCount: 0,
     ...overrides,
   };
 }
@@ -140,14 +145,14 @@ describe('isBillingFact', () => {
   });
 });
 
-describe('applyBillingEvent', () => {
+describe('applyBillingFact', () => {
   const opened = ev(
     'billing.account-opened',
     { accountId: ACCOUNT, plan: 'creator', apiAccess: false },
     '2026-04-10T12:00:00.000Z',
     'evt_open',
   );
-  const held = ledger({ reserved: 10, reservations: { job_a: 10 }, entries: [] });
+  const held = ledger({ reserved: 10, reservations: { job_a: 10 }, entryCount: 1 });
   const entry = (
     kind: LedgerEntry['kind'],
     jobId: string | null,
@@ -160,18 +165,35 @@ describe('applyBillingEvent', () => {
     amount,
     at: '2026-04-10T12:00:00.000Z',
   });
+  const reservedA = ev(
+    'billing.credits-reserved',
+    { accountId: ACCOUNT, jobId: 'job_a', amount: 12, job: jobSpec('job_a', { cost: 12 }) },
+    undefined,
+    'evt_r',
+  );
+  const rejectedB = ev('billing.credits-rejected', {
+    accountId: ACCOUNT,
+    jobId: 'job_b',
+    amount: 60,
+    remaining: 50,
+    reason: { status: 429, code: 'GENERATION_LIMIT_EXCEEDED', error: 'Generation limit exceeded' },
+  });
 
-  it.each<[string, AccountLedger | undefined, EventEnvelope, AccountLedger | undefined]>([
+  it.each<
+    [string, AccountLedger | undefined, JobBilling | undefined, EventEnvelope, BillingChange | undefined]
+  >([
     [
       'account-opened creates the ledger in the month it happened',
       undefined,
+      undefined,
       opened,
-      ledger({ plan: 'creator', apiAccess: false, allowance: 750 }),
+      { ledger: ledger({ plan: 'creator', apiAccess: false, allowance: 750 }) },
     ],
-    ['account-opened for an existing account changes nothing', held, opened, held],
+    ['account-opened for an existing account changes nothing', held, undefined, opened, undefined],
     [
       'period-started restores the allowance and clears usage, keeps open reservations',
-      ledger({ used: 30, reserved: 10, reservations: { job_a: 10 } }),
+      ledger({ used: 30, reserved: 10, reservations: { job_a: 10 }, entryCount: 3 }),
+      undefined,
       ev(
         'billing.period-started',
         {
@@ -183,163 +205,226 @@ describe('applyBillingEvent', () => {
         '2026-04-10T12:00:00.000Z',
         'evt_p',
       ),
-      ledger({
-        periodStart: '2026-05-01T00:00:00Z',
-        periodEnd: '2026-06-01T00:00:00Z',
-        used: 0,
-        reserved: 10,
-        reservations: { job_a: 10 },
-        entries: [entry('period-started', null, 50, 'evt_p')],
-      }),
+      {
+        ledger: ledger({
+          periodStart: '2026-05-01T00:00:00Z',
+          periodEnd: '2026-06-01T00:00:00Z',
+          used: 0,
+          reserved: 10,
+          reservations: { job_a: 10 },
+          periodEventId: 'evt_p',
+          entryCount: 4,
+        }),
+        entry: entry('period-started', null, 50, 'evt_p'),
+      },
+    ],
+    [
+      'period-started of a month already left behind changes nothing',
+      ledger({ used: 30, periodStart: '2026-05-01T00:00:00Z', periodEnd: '2026-06-01T00:00:00Z' }),
+      undefined,
+      ev('billing.period-started', { accountId: ACCOUNT, ...APRIL, allowance: 50 }),
+      undefined,
     ],
     [
       'credits-reserved holds the amount',
       ledger(),
-      ev(
-        'billing.credits-reserved',
-        { accountId: ACCOUNT, jobId: 'job_a', amount: 12, job: jobSpec('job_a', { cost: 12 }) },
-        undefined,
-        'evt_r',
-      ),
-      ledger({
-        reserved: 12,
-        reservations: { job_a: 12 },
-        entries: [entry('reserved', 'job_a', 12, 'evt_r')],
-      }),
+      undefined,
+      reservedA,
+      {
+        ledger: ledger({ reserved: 12, reservations: { job_a: 12 }, entryCount: 1 }),
+        job: { jobId: 'job_a', billing: 'reserved' },
+        entry: entry('reserved', 'job_a', 12, 'evt_r'),
+      },
     ],
+    ['credits-reserved for a job already held changes nothing', held, 'reserved', reservedA, undefined],
+    ['credits-reserved for a settled job changes nothing', ledger(), 'released', reservedA, undefined],
+    ['credits-reserved for a rejected job changes nothing', ledger(), 'rejected', reservedA, undefined],
     [
-      'credits-reserved for a job already held changes nothing',
-      held,
-      ev('billing.credits-reserved', {
-        accountId: ACCOUNT,
-        jobId: 'job_a',
-        amount: 10,
-        job: jobSpec('job_a'),
-      }),
-      held,
-    ],
-    [
-      'credits-reserved for a settled job changes nothing',
-      ledger({ settled: { job_a: 'released' } }),
-      ev('billing.credits-reserved', {
-        accountId: ACCOUNT,
-        jobId: 'job_a',
-        amount: 10,
-        job: jobSpec('job_a'),
-      }),
-      ledger({ settled: { job_a: 'released' } }),
-    ],
-    [
-      'credits-rejected remembers the job',
+      'credits-rejected records the job only',
       ledger(),
-      ev('billing.credits-rejected', {
-        accountId: ACCOUNT,
-        jobId: 'job_b',
-        amount: 60,
-        remaining: 50,
-        reason: { status: 429, code: 'GENERATION_LIMIT_EXCEEDED', error: 'Generation limit exceeded' },
-      }),
-      ledger({ rejectedJobs: { job_b: true } }),
+      undefined,
+      rejectedB,
+      { ledger: ledger(), job: { jobId: 'job_b', billing: 'rejected' } },
     ],
+    ['credits-rejected of a job rejected before changes nothing', ledger(), 'rejected', rejectedB, undefined],
     [
       'credits-captured moves the held amount to used',
       held,
+      'reserved',
       ev('billing.credits-captured', { accountId: ACCOUNT, jobId: 'job_a', amount: 10 }, undefined, 'evt_c'),
-      ledger({
-        used: 10,
-        settled: { job_a: 'captured' },
-        entries: [entry('captured', 'job_a', 10, 'evt_c')],
-      }),
+      {
+        ledger: ledger({ used: 10, entryCount: 2 }),
+        job: { jobId: 'job_a', billing: 'captured' },
+        entry: entry('captured', 'job_a', 10, 'evt_c'),
+      },
     ],
     [
       'credits-released gives the held amount back',
       held,
+      'reserved',
       ev(
         'billing.credits-released',
         { accountId: ACCOUNT, jobId: 'job_a', amount: 10, reason: 'render failed' },
         undefined,
         'evt_x',
       ),
-      ledger({ settled: { job_a: 'released' }, entries: [entry('released', 'job_a', 10, 'evt_x')] }),
+      {
+        ledger: ledger({ entryCount: 2 }),
+        job: { jobId: 'job_a', billing: 'released' },
+        entry: entry('released', 'job_a', 10, 'evt_x'),
+      },
     ],
     [
       'a capture without an open reservation changes nothing',
-      ledger({ used: 10, settled: { job_a: 'captured' } }),
+      ledger({ used: 10 }),
+      'captured',
       ev('billing.credits-captured', { accountId: ACCOUNT, jobId: 'job_a', amount: 10 }),
-      ledger({ used: 10, settled: { job_a: 'captured' } }),
+      undefined,
     ],
     [
       'a plan change applies the new allowance at once and keeps usage',
       ledger({ used: 30 }),
+      undefined,
       ev('billing.account-changed', { accountId: ACCOUNT, plan: 'pro' }),
-      ledger({ plan: 'pro', allowance: 2500, used: 30 }),
+      { ledger: ledger({ plan: 'pro', allowance: 2500, used: 30 }) },
     ],
     [
       'an apiAccess change leaves the plan alone',
       ledger(),
+      undefined,
       ev('billing.account-changed', { accountId: ACCOUNT, apiAccess: false }),
-      ledger({ apiAccess: false }),
+      { ledger: ledger({ apiAccess: false }) },
     ],
     [
       'a fact for an account never opened is dropped',
       undefined,
+      undefined,
       ev('billing.credits-captured', { accountId: ACCOUNT, jobId: 'job_a', amount: 10 }),
       undefined,
     ],
-    ['a command is ignored', held, ev('billing.reservation-requested', { job: jobSpec('job_z') }), held],
+    [
+      'a command is ignored',
+      held,
+      undefined,
+      ev('billing.reservation-requested', { job: jobSpec('job_z') }),
+      undefined,
+    ],
     [
       'another topic’s event is ignored',
       held,
+      'reserved',
       ev('render.failed', { jobId: 'job_a', accountId: ACCOUNT, error: 'x', webhookUrl: null }),
-      held,
+      undefined,
     ],
-  ])('%s', (_name, state, event, expected) => {
-    expect(applyBillingEvent(state, event)).toEqual(expected);
-  });
-
-  it.each([
-    ['a command', ev('billing.reservation-requested', { job: jobSpec('job_z') })],
-    [
-      'a duplicate reservation',
-      ev('billing.credits-reserved', {
-        accountId: ACCOUNT,
-        jobId: 'job_a',
-        amount: 10,
-        job: jobSpec('job_a'),
-      }),
-    ],
-  ])('returns the same object when %s changes nothing', (_name, event) => {
-    expect(applyBillingEvent(held, event)).toBe(held);
-  });
-
-  it('returns a new object and leaves its input untouched', () => {
-    const before = structuredClone(held);
-    const after = applyBillingEvent(
-      held,
-      ev('billing.credits-captured', { accountId: ACCOUNT, jobId: 'job_a', amount: 10 }),
+  ])('%s', (_name, state, job, event, expected) => {
+    expect(applyBillingFact(state === undefined ? undefined : deepFreeze(state), job, event)).toEqual(
+      expected,
     );
-    expect(after).not.toBe(held);
-    expect(held).toEqual(before);
+  });
+
+  it('answers the job a fact needs the billing of', () => {
+    expect(billingJobOf(reservedA)).toBe('job_a');
+    expect(billingJobOf(rejectedB)).toBe('job_b');
+    expect(billingJobOf(opened)).toBeUndefined();
+    expect(billingJobOf(ev('billing.reservation-requested', { job: jobSpec('job_z') }))).toBeUndefined();
   });
 
   it('applies a period start only once per event id', () => {
     const started = ev('billing.period-started', { accountId: ACCOUNT, ...APRIL, allowance: 50 });
-    const once = applyBillingEvent(ledger({ used: 20 }), started)!;
-    const consumed = applyBillingEvent(
-      once,
-      ev('billing.credits-reserved', {
-        accountId: ACCOUNT,
-        jobId: 'job_a',
-        amount: 10,
-        job: jobSpec('job_a'),
-      }),
-    )!;
-    const captured = applyBillingEvent(
+    const once = applyBillingFact(ledger({ used: 20 }), undefined, started)!.ledger;
+    const consumed = applyBillingFact(once, undefined, reservedA)!.ledger;
+    const captured = applyBillingFact(
       consumed,
-      ev('billing.credits-captured', { accountId: ACCOUNT, jobId: 'job_a', amount: 10 }),
-    )!;
-    expect(applyBillingEvent(captured, started)).toBe(captured);
-    expect(captured.used).toBe(10);
+      'reserved',
+      ev('billing.credits-captured', { accountId: ACCOUNT, jobId: 'job_a', amount: 12 }),
+    )!.ledger;
+    expect(applyBillingFact(captured, undefined, started)).toBeUndefined();
+    expect(captured.used).toBe(12);
+  });
+
+  /**
+   * The work a fact costs is what `applyBillingFact` builds anew: the keys of every object in its
+   * answer that is not shared with the ledger it was given. That must not grow with the account's
+   * history, however many jobs it has had.
+   */
+  it('copies as many keys after thousands of jobs as after a few', () => {
+    const newKeys = (value: unknown, before: unknown): number => {
+      if (typeof value !== 'object' || value === null || value === before) return 0;
+      return Object.entries(value).reduce(
+        (n, [key, inner]) => n + 1 + newKeys(inner, (before as Record<string, unknown> | undefined)?.[key]),
+        0,
+      );
+    };
+    let state = applyBillingFact(undefined, undefined, opened)!.ledger;
+    const jobs = new Map<string, JobBilling>();
+    const costs: number[] = [];
+    for (let i = 0; i < 5000; i += 1) {
+      const jobId = `job_${i}`;
+      const facts = [
+        ev('billing.credits-reserved', {
+          accountId: ACCOUNT,
+          jobId,
+          amount: 1,
+          job: jobSpec(jobId, { cost: 1 }),
+        }),
+        ev(i % 3 ? 'billing.credits-captured' : 'billing.credits-released', {
+          accountId: ACCOUNT,
+          jobId,
+          amount: 1,
+          reason: 'x',
+        }),
+      ];
+      for (const fact of facts) {
+        const change = applyBillingFact(state, jobs.get(jobId), fact)!;
+        costs.push(newKeys(change, state));
+        if (change.job) jobs.set(jobId, change.job.billing);
+        state = deepFreeze(change.ledger);
+      }
+    }
+    expect(state.entryCount).toBe(10_000);
+    expect(state.used).toBe(3333);
+    expect(Math.max(...costs.slice(-1000))).toBe(Math.max(...costs.slice(0, 1000)));
+  });
+});
+
+describe('addToLedgerPage', () => {
+  const at = '2026-04-10T12:00:00.000Z';
+  const entry = (n: number): LedgerEntry => ({
+    eventId: `evt_${n}`,
+    kind: 'reserved',
+    jobId: `job_${n}`,
+    amount: 1,
+    at,
+  });
+  const full = {
+    id: `${ACCOUNT}:0`,
+    accountId: ACCOUNT,
+    page: 0,
+    entries: Array.from({ length: LEDGER_PAGE_SIZE }, (_, n) => entry(n)),
+  };
+
+  it.each([
+    [
+      'the first entry opens page 0',
+      undefined,
+      0,
+      { id: `${ACCOUNT}:0`, accountId: ACCOUNT, page: 0, entries: [entry(0)] },
+    ],
+    [
+      'the next entry joins its page',
+      { ...full, entries: [entry(0)] },
+      1,
+      { ...full, entries: [entry(0), entry(1)] },
+    ],
+    [
+      'the entry after a full page opens the next',
+      undefined,
+      LEDGER_PAGE_SIZE,
+      { id: `${ACCOUNT}:1`, accountId: ACCOUNT, page: 1, entries: [entry(LEDGER_PAGE_SIZE)] },
+    ],
+    ['an entry the page holds already leaves it', full, 5, full],
+  ])('%s', (_name, page, seq, expected) => {
+    expect(addToLedgerPage(page, ACCOUNT, seq, entry(seq))).toEqual(expected);
   });
 });
 
@@ -361,8 +446,8 @@ describe('foldLedger', () => {
         ev('billing.credits-captured', { accountId: B, jobId: 'job_b', amount: 20 }),
       ],
       {
-        [ACCOUNT]: { used: 0, allowance: 50 },
-        [B]: { used: 20, allowance: 2500, settled: { job_b: 'captured' } },
+        [ACCOUNT]: { used: 0, allowance: 50, entryCount: 0 },
+        [B]: { used: 20, allowance: 2500, entryCount: 2 },
       },
     ],
     [
@@ -395,7 +480,7 @@ describe('foldLedger', () => {
       expect(state[accountId]).toMatchObject(fields);
   });
 
-  it('equals applying the events one by one, which leaves every ledger it was given as it was', () => {
+  it('equals applying the facts one by one, which leaves every ledger it was given as it was', () => {
     const events = [
       ev('billing.account-opened', { accountId: ACCOUNT, plan: 'free', apiAccess: true }),
       ev('billing.credits-reserved', {
@@ -426,13 +511,23 @@ describe('foldLedger', () => {
         reason: 'render failed',
       }),
     ];
-    const seen: AccountLedger[] = [];
-    events.reduce<AccountLedger | undefined>((state, event) => {
-      const next = applyBillingEvent(state, event)!;
-      seen.push(structuredClone(next));
-      return deepFreeze(next);
-    }, undefined);
-    expect(seen.at(-1)).toEqual(foldLedger(events)[ACCOUNT]);
-    expect(seen.map((l) => l.entries.length)).toEqual([0, 1, 1, 2, 2, 3, 4]);
+    let state: AccountLedger | undefined;
+    const jobs = new Map<string, JobBilling>();
+    const history: LedgerEntry[] = [];
+    const counts: number[] = [];
+    for (const event of events) {
+      const jobId = billingJobOf(event);
+      const change = applyBillingFact(state, jobId === undefined ? undefined : jobs.get(jobId), event)!;
+      if (change.job) jobs.set(change.job.jobId, change.job.billing);
+      if (change.entry) history.push(change.entry);
+      state = deepFreeze(change.ledger);
+      counts.push(state.entryCount);
+    }
+    const replay = replayBilling(events);
+    expect(replay.ledgers.get(ACCOUNT)).toEqual(state);
+    expect(replay.jobs).toEqual(jobs);
+    expect(replay.histories.get(ACCOUNT)).toEqual(history);
+    expect(Object.fromEntries(jobs)).toEqual({ job_a: 'captured', job_b: 'rejected', job_c: 'released' });
+    expect(counts).toEqual([0, 1, 1, 2, 2, 3, 4]);
   });
 });

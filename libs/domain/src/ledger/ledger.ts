@@ -16,9 +16,17 @@ export interface LedgerEntry {
 }
 
 /**
- * One account's credit ledger: the fold of its billing facts. Reservations still open when a new month
- * starts stay held in the new period and are captured or released there, so a job that straddles the
- * month boundary is charged exactly once.
+ * What billing has decided about one job: reserved, then captured or released; or rejected. Kept per
+ * job, beside the ledger, so the facts stay idempotent without the ledger holding every job it saw.
+ */
+export type JobBilling = 'reserved' | 'captured' | 'released' | 'rejected';
+
+/**
+ * One account's credit ledger: the fold of its billing facts, holding only what a decision needs, so
+ * applying a fact costs the same after a million jobs as after one. The jobs' billing and the history
+ * entries are kept apart (`BillingChange`). Reservations still open when a new month starts stay held
+ * in the new period and are captured or released there, so a job that straddles the month boundary is
+ * charged exactly once.
  */
 export interface AccountLedger {
   accountId: string;
@@ -32,12 +40,10 @@ export interface AccountLedger {
   reserved: number;
   /** Open reservations: jobId → amount. */
   reservations: Record<string, number>;
-  /** Jobs whose reservation was settled. */
-  settled: Record<string, 'captured' | 'released'>;
-  /** Jobs whose reservation was refused: a re-sent command is answered by the earlier decision. */
-  rejectedJobs: Record<string, true>;
-  /** Oldest first. */
-  entries: LedgerEntry[];
+  /** Id of the period-started fact the period came from; null for the period opened with the account. */
+  periodEventId: string | null;
+  /** How many history entries the account has: the next entry's number. */
+  entryCount: number;
 }
 
 /** Ledgers by accountId. */
@@ -50,6 +56,15 @@ export interface Credits {
   remaining: number;
   periodStart: string;
   periodEnd: string;
+}
+
+/** What one billing fact changed. Parts it left alone are absent; `ledger` is the input when unchanged. */
+export interface BillingChange {
+  ledger: AccountLedger;
+  /** The job's billing after the fact. */
+  job?: { jobId: string; billing: JobBilling };
+  /** The history entry the fact adds, numbered `ledger.entryCount - 1`. */
+  entry?: LedgerEntry;
 }
 
 const BILLING_FACTS = new Set<string>([
@@ -67,13 +82,15 @@ export function isBillingFact(event: EventEnvelope): boolean {
   return BILLING_FACTS.has(event.type);
 }
 
-function entry(
-  event: EventEnvelope,
-  kind: LedgerEntryKind,
-  jobId: string | null,
-  amount: number,
-): LedgerEntry {
-  return { eventId: event.id, kind, jobId, amount, at: event.occurredAt };
+/** The account a billing fact belongs to. */
+export function billingAccountOf(event: EventEnvelope): string {
+  return (event.payload as { accountId?: string }).accountId ?? event.aggregateId;
+}
+
+/** The job a billing fact is about, whose billing the fold needs; undefined for account facts. */
+export function billingJobOf(event: EventEnvelope): string | undefined {
+  if (!isBillingFact(event)) return undefined;
+  return (event.payload as { jobId?: string }).jobId;
 }
 
 function openedLedger(fact: Extract<ThumbforgeEvent, { type: 'billing.account-opened' }>): AccountLedger {
@@ -87,17 +104,30 @@ function openedLedger(fact: Extract<ThumbforgeEvent, { type: 'billing.account-op
     used: 0,
     reserved: 0,
     reservations: {},
-    settled: {},
-    rejectedJobs: {},
-    entries: [],
+    periodEventId: null,
+    entryCount: 0,
   };
 }
 
+type Folded = Omit<BillingChange, 'ledger'>;
+
+function recorded(
+  ledger: AccountLedger,
+  fact: ThumbforgeEvent,
+  kind: LedgerEntryKind,
+  jobId: string | null,
+  amount: number,
+): LedgerEntry {
+  ledger.entryCount += 1;
+  return { eventId: fact.id, kind, jobId, amount, at: fact.occurredAt };
+}
+
 /**
- * Folds one fact of an opened account into `ledger` in place and answers whether it changed; a fact
- * that changes nothing (re-applied, or a settlement of no open reservation) leaves it untouched.
+ * Folds one fact of an opened account into `ledger` in place, given the billing of the fact's job so
+ * far, and answers what else it changed; false when it changed nothing (re-applied, or a settlement of
+ * no open reservation), leaving the ledger untouched.
  */
-function foldFact(ledger: AccountLedger, fact: ThumbforgeEvent): boolean {
+function foldFact(ledger: AccountLedger, job: JobBilling | undefined, fact: ThumbforgeEvent): Folded | false {
   switch (fact.type) {
     case 'billing.account-changed': {
       const { plan, apiAccess } = fact.payload;
@@ -107,31 +137,33 @@ function foldFact(ledger: AccountLedger, fact: ThumbforgeEvent): boolean {
         ledger.allowance = PLAN_TERMS[plan].monthlyCredits;
       }
       if (apiAccess !== undefined) ledger.apiAccess = apiAccess;
-      return true;
+      return {};
     }
     case 'billing.period-started': {
-      if (ledger.entries.some((e) => e.eventId === fact.id)) return false;
       const { periodStart, periodEnd, allowance } = fact.payload;
+      // Applied again, or a month already left behind: either would wipe the usage of the current one.
+      if (fact.id === ledger.periodEventId || periodStart < ledger.periodStart) return false;
       ledger.periodStart = periodStart;
       ledger.periodEnd = periodEnd;
       ledger.allowance = allowance;
       ledger.used = 0;
-      ledger.entries.push(entry(fact, 'period-started', null, allowance));
-      return true;
+      ledger.periodEventId = fact.id;
+      return { entry: recorded(ledger, fact, 'period-started', null, allowance) };
     }
     case 'billing.credits-reserved': {
       const { jobId, amount } = fact.payload;
-      if (jobId in ledger.reservations || jobId in ledger.settled) return false;
+      if (job !== undefined) return false;
       ledger.reserved += amount;
       ledger.reservations[jobId] = amount;
-      ledger.entries.push(entry(fact, 'reserved', jobId, amount));
-      return true;
+      return {
+        job: { jobId, billing: 'reserved' },
+        entry: recorded(ledger, fact, 'reserved', jobId, amount),
+      };
     }
     case 'billing.credits-rejected': {
       const { jobId } = fact.payload;
-      if (ledger.rejectedJobs[jobId]) return false;
-      ledger.rejectedJobs[jobId] = true;
-      return true;
+      if (job !== undefined) return false;
+      return { job: { jobId, billing: 'rejected' } };
     }
     case 'billing.credits-captured':
     case 'billing.credits-released': {
@@ -142,69 +174,120 @@ function foldFact(ledger: AccountLedger, fact: ThumbforgeEvent): boolean {
       if (captured) ledger.used += held;
       ledger.reserved -= held;
       delete ledger.reservations[jobId];
-      ledger.settled[jobId] = captured ? 'captured' : 'released';
-      ledger.entries.push(entry(fact, captured ? 'captured' : 'released', jobId, held));
-      return true;
+      const billing = captured ? 'captured' : 'released';
+      return { job: { jobId, billing }, entry: recorded(ledger, fact, billing, jobId, held) };
     }
     default:
       return false;
   }
 }
 
-function copyLedger(ledger: AccountLedger): AccountLedger {
-  return {
-    ...ledger,
-    reservations: { ...ledger.reservations },
-    settled: { ...ledger.settled },
-    rejectedJobs: { ...ledger.rejectedJobs },
-    entries: [...ledger.entries],
-  };
-}
-
 /**
- * Applies one billing fact to an account's ledger and returns the new ledger. Commands, unknown types,
- * facts for an account that was never opened and re-applied facts leave the ledger as it is and return
- * the very same object, so callers can detect "nothing changed" by identity.
+ * Applies one billing fact to an account's ledger, given the billing of the fact's job so far
+ * (`billingJobOf`), and answers what changed; undefined when nothing did (commands, unknown types,
+ * facts of an account never opened, re-applied facts). The ledger given is left as it is: a changed
+ * one is a new object, whose only copied parts are its fields and its open reservations.
  */
-export function applyBillingEvent(
+export function applyBillingFact(
   state: AccountLedger | undefined,
+  job: JobBilling | undefined,
   event: EventEnvelope,
-): AccountLedger | undefined {
-  if (!isBillingFact(event)) return state;
+): BillingChange | undefined {
+  if (!isBillingFact(event)) return undefined;
   const fact = event as ThumbforgeEvent;
-  if (fact.type === 'billing.account-opened') return state ?? openedLedger(fact);
+  if (fact.type === 'billing.account-opened') return state ? undefined : { ledger: openedLedger(fact) };
   if (!state) return undefined;
-  const next = copyLedger(state);
-  return foldFact(next, fact) ? next : state;
+  const next = { ...state, reservations: { ...state.reservations } };
+  const folded = foldFact(next, job, fact);
+  if (!folded) return undefined;
+  // A rejection changes only the job's billing.
+  return { ...folded, ledger: fact.type === 'billing.credits-rejected' ? state : next };
 }
 
-/** The account a billing fact belongs to. */
-export function billingAccountOf(event: EventEnvelope): string {
-  return (event.payload as { accountId?: string }).accountId ?? event.aggregateId;
+/** Every account's ledger, every job's billing and every account's history, from a replay. */
+export interface BillingReplay {
+  ledgers: Map<string, AccountLedger>;
+  jobs: Map<string, JobBilling>;
+  /** Oldest first; kept only when the replay is given the map. */
+  histories?: Map<string, LedgerEntry[]>;
+}
+
+export function emptyBillingReplay(withHistories = false): BillingReplay {
+  return { ledgers: new Map(), jobs: new Map(), ...(withHistories ? { histories: new Map() } : {}) };
 }
 
 /**
- * Folds one billing fact into `ledgers` in place: what a replay of the whole log does, without the
- * copy per event that `applyBillingEvent` makes (which would cost each account's history per event).
- * The same ledgers result as from `applyBillingEvent` event by event.
+ * Folds one billing fact into a replay in place: what a replay of the whole log does, without the
+ * copy of the ledger that `applyBillingFact` makes. The same state results as from `applyBillingFact`.
  */
-export function foldBillingEvent(ledgers: Map<string, AccountLedger>, event: EventEnvelope): void {
+export function foldBillingEvent(replay: BillingReplay, event: EventEnvelope): void {
   if (!isBillingFact(event)) return;
   const fact = event as ThumbforgeEvent;
   const accountId = billingAccountOf(event);
-  const ledger = ledgers.get(accountId);
+  const ledger = replay.ledgers.get(accountId);
   if (fact.type === 'billing.account-opened') {
-    if (!ledger) ledgers.set(accountId, openedLedger(fact));
-  } else if (ledger) {
-    foldFact(ledger, fact);
+    if (!ledger) replay.ledgers.set(accountId, openedLedger(fact));
+    return;
   }
+  if (!ledger) return;
+  const jobId = billingJobOf(event);
+  const folded = foldFact(ledger, jobId === undefined ? undefined : replay.jobs.get(jobId), fact);
+  if (!folded) return;
+  if (folded.job) replay.jobs.set(folded.job.jobId, folded.job.billing);
+  if (folded.entry && replay.histories) {
+    const history = replay.histories.get(accountId);
+    if (history) history.push(folded.entry);
+    else replay.histories.set(accountId, [folded.entry]);
+  }
+}
+
+/** Billing facts folded in log order, with the accounts' histories. */
+export function replayBilling(events: Iterable<EventEnvelope>): Required<BillingReplay> {
+  const replay = emptyBillingReplay(true) as Required<BillingReplay>;
+  for (const event of events) foldBillingEvent(replay, event);
+  return replay;
 }
 
 /** The ledgers of every account, folded from billing facts in log order. */
 export function foldLedger(events: Iterable<EventEnvelope>): LedgerState {
-  const ledgers = new Map<string, AccountLedger>();
-  for (const event of events) foldBillingEvent(ledgers, event);
-  return Object.fromEntries(ledgers);
+  return Object.fromEntries(replayBilling(events).ledgers);
+}
+
+/** History entries are stored in pages of this many, so adding one copies at most a page. */
+export const LEDGER_PAGE_SIZE = 100;
+
+/** One page of an account's history: entries `page * LEDGER_PAGE_SIZE` onwards, oldest first. */
+export interface LedgerPage {
+  id: string;
+  accountId: string;
+  page: number;
+  entries: LedgerEntry[];
+}
+
+export function ledgerPageId(accountId: string, page: number): string {
+  return `${accountId}:${page}`;
+}
+
+/** The page that entry number `seq` of an account's history belongs to. */
+export function ledgerPageOf(seq: number): number {
+  return Math.floor(seq / LEDGER_PAGE_SIZE);
+}
+
+/**
+ * The page after adding entry number `seq` to it (undefined: the page does not exist yet). An entry
+ * the page holds already, as when a fact is applied again, leaves it as it is.
+ */
+export function addToLedgerPage(
+  page: LedgerPage | undefined,
+  accountId: string,
+  seq: number,
+  entry: LedgerEntry,
+): LedgerPage {
+  const number = ledgerPageOf(seq);
+  const entries = page?.entries ?? [];
+  const index = seq - number * LEDGER_PAGE_SIZE;
+  if (page && index < entries.length) return page;
+  return { id: ledgerPageId(accountId, number), accountId, page: number, entries: [...entries, entry] };
 }
 
 /** Credits still available in the ledger's period: never negative, even after a downgrade. */

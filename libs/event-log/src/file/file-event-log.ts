@@ -8,6 +8,7 @@ import {
   positionKey,
   type AppendOptions,
   type EventLog,
+  type ReadOptions,
   type Subscription,
   type SubscriptionOptions,
 } from '../port.js';
@@ -563,10 +564,11 @@ export class FileEventLog implements EventLog {
     return events;
   }
 
-  async *read(
-    topic: string,
-    options: { fromOffset?: number; partition?: number } = {},
-  ): AsyncIterable<StoredEvent> {
+  async *read(topic: string, options: ReadOptions = {}): AsyncIterable<StoredEvent> {
+    for await (const batch of this.readBatches(topic, options)) yield* batch;
+  }
+
+  async *readBatches(topic: string, options: ReadOptions = {}): AsyncIterable<StoredEvent[]> {
     this.assertOpen();
     assertTopic(topic);
     assertSinglePartition(topic, options.partition);
@@ -580,7 +582,7 @@ export class FileEventLog implements EventLog {
         const batch = await ahead;
         from += batch.length;
         ahead = from < end ? this.readBatch(topic, from, end) : undefined;
-        for (const event of batch) yield event;
+        yield batch;
       }
     } finally {
       // A caller that stops early leaves a read in flight; its outcome no longer matters.

@@ -1,7 +1,7 @@
 import type { StoredEvent } from '@thumbforge/contracts';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DEAD_LETTER_EVENT_TYPE, DEAD_LETTER_TOPIC, isDeadLetterEvent } from '../dead-letter.js';
-import { positionKey, type EventLog, type Subscription } from '../port.js';
+import { positionKey, readBatches, type EventLog, type Subscription } from '../port.js';
 import { collect, deferred, testEvent, tick, uniqueName } from './helpers.js';
 
 export interface EventLogContext {
@@ -98,6 +98,16 @@ export function describeEventLogContract(name: string, makeLog: () => Promise<Ev
         expect(await collect(log.read(topic))).toEqual(stored);
         expect(await collect(log.read(topic, { fromOffset: 4 }))).toEqual(stored.slice(4));
         expect(await collect(log.read(topic, { fromOffset: 6 }))).toEqual([]);
+      });
+
+      it('reads in batches the same events as one by one, from the start or any offset', async () => {
+        const topic = uniqueName('t');
+        const stored = await appendN(topic, 5);
+        const batches = await collect(readBatches(log, topic));
+        expect(batches.every((batch) => batch.length > 0)).toBe(true);
+        expect(batches.flat()).toEqual(stored);
+        expect((await collect(readBatches(log, topic, { fromOffset: 3 }))).flat()).toEqual(stored.slice(3));
+        expect(await collect(readBatches(log, topic, { fromOffset: 5 }))).toEqual([]);
       });
 
       it('reads up to the end the topic had when the read started', async () => {

@@ -1,9 +1,18 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { TOPICS, type EventEnvelope, type StoredEvent } from '@thumbforge/contracts';
-import { admitsFact, applyBillingEvent, isBillingFact, type AccountLedger } from '@thumbforge/domain';
+import {
+  admitsFact,
+  applyBillingFact,
+  billingAccountOf,
+  billingJobOf,
+  isBillingFact,
+  type AccountLedger,
+  type JobBilling,
+} from '@thumbforge/domain';
 import {
   EVENT_LOG,
   foldInto,
+  hasFolded,
   OwnerEpochs,
   Projection,
   unfolded,
@@ -20,6 +29,15 @@ import { KeyedLock } from './keyed-lock.js';
 
 export const LEDGER_COLLECTION = 'billing_accounts';
 export type LedgerDocument = AccountLedger & FoldedDocument;
+/** Each job's billing, apart from the ledger so that the ledger stays the size of what a decision needs. */
+export const JOB_BILLING_COLLECTION = 'billing_jobs';
+export interface JobBillingDocument {
+  id: string;
+  accountId: string;
+  billing: JobBilling;
+  /** The fact that set it: applied again after a crash, that fact finds the job as it left it. */
+  eventId: string;
+}
 /** Per partition of the billing topic: the current owner epoch (offset of its latest marker). */
 export const EPOCH_COLLECTION = 'billing_epochs';
 
@@ -44,8 +62,17 @@ export class LedgerProjection extends Projection {
     return new OwnerEpochs(this.store.collection<OwnerEpochDocument>(EPOCH_COLLECTION));
   }
 
+  private get jobs(): ProjectionCollection<JobBillingDocument> {
+    return this.store.collection<JobBillingDocument>(JOB_BILLING_COLLECTION);
+  }
+
   async ledger(accountId: string): Promise<AccountLedger | undefined> {
     return unfolded(await this.documents.get(accountId));
+  }
+
+  /** What billing has decided about a job so far; undefined before its reservation or rejection. */
+  async jobBilling(jobId: string): Promise<JobBilling | undefined> {
+    return (await this.jobs.get(jobId))?.billing;
   }
 
   /** One decision at a time per account: read the ledger, decide, commit, then the next. */
@@ -75,10 +102,26 @@ export class LedgerProjection extends Projection {
     if (!isBillingFact(event)) return;
     // In log order: a fact stamped with an epoch before the partition's latest one is a stale writer's.
     if (event.fence !== undefined && !admitsFact(await this.epochs.current(event), event)) return;
-    const accountId = (event.payload as { accountId?: string }).accountId ?? event.aggregateId;
-    await foldInto(this.documents, accountId, event, (current) => {
-      const next = applyBillingEvent(current, event);
-      return next && next !== current ? { ...next, id: accountId } : current;
-    });
+    const accountId = billingAccountOf(event);
+    const jobId = billingJobOf(event);
+    const job = jobId === undefined ? undefined : await this.jobs.get(jobId);
+    // A job written by this very fact (before a crash kept its ledger from being written) is as it was.
+    const before = job?.eventId === event.id ? undefined : job?.billing;
+    const fold = (current: LedgerDocument | undefined) => {
+      const ledger = unfolded(current);
+      const change = applyBillingFact(ledger, before, event);
+      return {
+        change,
+        next: change && change.ledger !== ledger ? { ...change.ledger, id: accountId } : current,
+      };
+    };
+    // The job first, the ledger last: the ledger's positions then say the whole fact is applied.
+    const current = await this.documents.get(accountId);
+    if (hasFolded(current, event)) return;
+    const change = fold(current).change?.job;
+    if (change && job?.eventId !== event.id) {
+      await this.jobs.put({ id: change.jobId, accountId, billing: change.billing, eventId: event.id });
+    }
+    await foldInto(this.documents, accountId, event, (latest) => fold(latest).next);
   }
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { EventPayloads } from '@thumbforge/contracts';
-import { applyBillingEvent, remaining, type AccountLedger } from '@thumbforge/domain';
+import { applyBillingFact, remaining, type AccountLedger } from '@thumbforge/domain';
 import { ACCOUNT, billing, facts, jobSpec, withAccount } from '../../test/harness.js';
 
 describe('ReserveCreditsUseCase', () => {
@@ -99,7 +99,8 @@ describe('ReserveCreditsUseCase', () => {
     // every prefix of the log, as a replay would see it, stays within the allowance
     let state: AccountLedger | undefined;
     for (const [i, fact] of facts(b).entries()) {
-      state = applyBillingEvent(state, fact);
+      // Every job is decided once here, so no fact needs its job's billing so far.
+      state = applyBillingFact(state, undefined, fact)?.ledger ?? state;
       if (i < before) continue;
       expect(state!.used + state!.reserved).toBeLessThanOrEqual(state!.allowance);
       if (fact.type === 'billing.credits-rejected') {

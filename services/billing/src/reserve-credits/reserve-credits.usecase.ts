@@ -37,7 +37,8 @@ export class ReserveCreditsUseCase {
         );
         return [];
       }
-      const facts = decideReservation(state, { job }, this.clock.now(), { causationId: commandId });
+      const decided = await this.ledgers.jobBilling(job.jobId);
+      const facts = decideReservation(state, decided, { job }, this.clock.now(), { causationId: commandId });
       return this.ledgers.commit(accountId, facts, fence);
     });
   }

@@ -38,11 +38,8 @@ describe('SettleCreditsUseCase', () => {
       causationId: 'evt_render',
       payload: { accountId: ACCOUNT, jobId: job.jobId, ...payload },
     });
-    expect(await b.ledgers.ledger(ACCOUNT)).toMatchObject({
-      ...ledger,
-      settled: { [job.jobId]: outcome },
-      reservations: {},
-    });
+    expect(await b.ledgers.ledger(ACCOUNT)).toMatchObject({ ...ledger, reservations: {} });
+    expect(await b.ledgers.jobBilling(job.jobId)).toBe(outcome);
   });
 
   it.each([

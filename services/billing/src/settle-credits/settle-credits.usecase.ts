@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { isEvent, type StoredEvent } from '@thumbforge/contracts';
-import { decideSettlement, hasDecidedJob } from '@thumbforge/domain';
+import { decideSettlement } from '@thumbforge/domain';
 import { CLOCK, LOGGER, type Clock, type Logger } from '@thumbforge/platform';
 import { countCredits } from '@thumbforge/telemetry';
 import { LedgerProjection } from '../ledger/ledger-projection.js';
@@ -44,7 +44,8 @@ export class SettleCreditsUseCase {
       }
       // Render outcomes are keyed by job, reservations by account: with several replicas, the outcome
       // can arrive before this replica has projected the reservation. Retrying lets it catch up.
-      if (!hasDecidedJob(state, jobId)) throw new ReservationNotYetKnownError(accountId, jobId);
+      if ((await this.ledgers.jobBilling(jobId)) === undefined)
+        throw new ReservationNotYetKnownError(accountId, jobId);
       const facts = decideSettlement(state, jobId, outcome, reason, {
         causationId: commandId,
         at: this.clock.now(),

@@ -147,8 +147,8 @@ export class AccountsUseCase {
   }
 
   async ledger(accountId: string): Promise<LedgerEntryDto[]> {
-    const ledger = (await this.require(accountId)).ledger!;
-    return [...ledger.entries].reverse().map((e) => ({ ...e }));
+    const entries = await this.readModel.ledgerEntries((await this.require(accountId)).ledger!);
+    return entries.reverse().map((e) => ({ ...e }));
   }
 
   async require(accountId: string): Promise<AccountDoc> {

@@ -6,18 +6,26 @@ import {
 } from '@nestjs/common';
 import { TOPICS, type StoredEvent } from '@thumbforge/contracts';
 import {
+  addToLedgerPage,
   admitsFact,
-  applyBillingEvent,
+  applyBillingFact,
   applyIdempotencyEvent,
   applyJobEvent,
+  billingJobOf,
   idempotencyRecordId,
+  ledgerPageId,
+  ledgerPageOf,
   type AccountLedger,
   type IdempotencyRecord,
+  type JobBilling,
   type JobView,
+  type LedgerEntry,
+  type LedgerPage,
 } from '@thumbforge/domain';
 import {
   EVENT_LOG,
   foldInto,
+  hasFolded,
   OwnerEpochs,
   Projection,
   type EventLog,
@@ -40,6 +48,13 @@ export interface AccountDoc extends FoldedDocument {
   urlSigningSecretCiphertext?: string;
 }
 export type JobDoc = JobView & FoldedDocument;
+/** Billing's decision about a job, kept apart from the ledger (see `applyBillingFact`). */
+export interface BilledJobDoc {
+  id: string;
+  billing: JobBilling;
+  /** The fact that set it: applied again after a crash, that fact finds the job as it left it. */
+  eventId: string;
+}
 export type IdempotencyDoc = IdempotencyRecord & FoldedDocument;
 
 function newAccount(id: string): AccountDoc {
@@ -51,6 +66,8 @@ const ACCOUNTS = 'gateway_accounts';
 const JOBS = 'gateway_jobs';
 const EPOCHS = 'gateway_epochs';
 const IDEMPOTENCY = 'gateway_idempotency_keys';
+const BILLED_JOBS = 'gateway_billed_jobs';
+const LEDGER_PAGES = 'gateway_ledger_pages';
 
 /**
  * The gateway's read side: API keys (its own facts), accounts' plans and credits (billing's facts
@@ -94,6 +111,12 @@ export class GatewayReadModel
   private get idempotencyKeys() {
     return this.store.collection<IdempotencyDoc>(IDEMPOTENCY);
   }
+  private get billedJobs() {
+    return this.store.collection<BilledJobDoc>(BILLED_JOBS);
+  }
+  private get ledgerPages() {
+    return this.store.collection<LedgerPage>(LEDGER_PAGES);
+  }
 
   protected async apply(event: StoredEvent): Promise<void> {
     if (event.topic === TOPICS.gateway && event.type === 'gateway.api-key-issued') {
@@ -125,18 +148,45 @@ export class GatewayReadModel
       const epochs = this.billingEpochs;
       if (await epochs.observe(event)) return;
       if (event.fence !== undefined && !admitsFact(await epochs.current(event), event)) return;
-      const accountId = event.aggregateId;
-      await foldInto(this.accounts, accountId, event, (account) => {
-        const ledger = applyBillingEvent(account?.ledger ?? undefined, event) ?? null;
-        if (ledger === (account?.ledger ?? null)) return account;
-        return { ...(account ?? newAccount(accountId)), ledger };
-      });
+      await this.applyBillingFact(event);
     }
     const jobId = event.correlationId ?? event.aggregateId;
     if (event.topic === TOPICS.billing && event.type !== 'billing.credits-reserved') return;
     await foldInto(this.jobs, jobId, event, (current) => {
       const next = applyJobEvent(current, event);
       return next && next !== current ? { ...next, id: jobId } : current;
+    });
+  }
+
+  /**
+   * The job's billing and the history entry are written before the account, whose positions then say
+   * the whole fact is applied; each of those writes is a no-op when the fact is applied again.
+   */
+  private async applyBillingFact(event: StoredEvent): Promise<void> {
+    const accountId = event.aggregateId;
+    const jobId = billingJobOf(event);
+    const job = jobId === undefined ? undefined : await this.billedJobs.get(jobId);
+    // A job written by this very fact (before a crash kept its account from being written) is as it was.
+    const before = job?.eventId === event.id ? undefined : job?.billing;
+    const account = await this.accounts.get(accountId);
+    if (hasFolded(account, event)) return;
+    const change = applyBillingFact(account?.ledger ?? undefined, before, event);
+    if (!change) return;
+    if (change.job && job?.eventId !== event.id) {
+      await this.billedJobs.put({ id: change.job.jobId, billing: change.job.billing, eventId: event.id });
+    }
+    const { entry } = change;
+    if (entry) {
+      const seq = change.ledger.entryCount - 1;
+      await this.ledgerPages.update(ledgerPageId(accountId, ledgerPageOf(seq)), (page) =>
+        addToLedgerPage(page, accountId, seq, entry),
+      );
+    }
+    await foldInto(this.accounts, accountId, event, (latest) => {
+      const ledger = latest?.ledger ?? undefined;
+      const next = applyBillingFact(ledger, before, event)?.ledger;
+      if (!next || next === ledger) return latest;
+      return { ...(latest ?? newAccount(accountId)), ledger: next };
     });
   }
 
@@ -179,6 +229,19 @@ export class GatewayReadModel
 
   idempotencyKey(accountId: string, key: string): Promise<IdempotencyDoc | undefined> {
     return this.idempotencyKeys.get(idempotencyRecordId(accountId, key));
+  }
+
+  /** The account's ledger history, oldest first. */
+  async ledgerEntries(ledger: AccountLedger): Promise<LedgerEntry[]> {
+    const pages = ledger.entryCount === 0 ? 0 : ledgerPageOf(ledger.entryCount - 1) + 1;
+    const read = await Promise.all(
+      Array.from({ length: pages }, (_, page) => this.ledgerPages.get(ledgerPageId(ledger.accountId, page))),
+    );
+    return read.flatMap((page) => page?.entries ?? []).slice(0, ledger.entryCount);
+  }
+
+  async billedJobBillings(): Promise<Map<string, JobBilling>> {
+    return new Map((await this.billedJobs.find({})).map((job) => [job.id, job.billing]));
   }
 
   async allAccounts(): Promise<AccountDoc[]> {

@@ -113,7 +113,7 @@ async function measureMode(target: Target, options: ClusterBenchOptions): Promis
   return { mode: target.mode, sync, hops, load, async };
 }
 
-interface OpenLog {
+export interface OpenLog {
   log: EventLog;
   /** Set for Kafka: where the bare kafkajs consumer reads the same topic. */
   brokers?: string[];
@@ -121,7 +121,7 @@ interface OpenLog {
 }
 
 /** Embedded mode's log with its default: every acknowledged append is fsynced. */
-async function openFileLog(): Promise<OpenLog> {
+export async function openFileLog(): Promise<OpenLog> {
   const dir = await mkdtemp(join(tmpdir(), 'thumbforge-bench-log-'));
   const log = new FileEventLog({ dir, fsync: 'always' });
   await log.open();
@@ -141,7 +141,10 @@ async function openKafkaLog(brokers: string[]): Promise<OpenLog> {
 }
 
 /** The history in memory before any timing, so the append figures are the logs' alone. */
-function generateHistory(options: ClusterBenchOptions): { chunks: EventEnvelope[][]; digest: string } {
+export function generateHistory(options: { events: number; accounts: number; progress: Progress }): {
+  chunks: EventEnvelope[][];
+  digest: string;
+} {
   const history = billingHistory({ events: options.events, accounts: options.accounts, chunk: APPEND_CHUNK });
   const bar = options.progress.start('generate history', options.events);
   const chunks: EventEnvelope[][] = [];
@@ -154,11 +157,12 @@ function generateHistory(options: ClusterBenchOptions): { chunks: EventEnvelope[
   return { chunks, digest: ledgerDigest(history.ledgers) };
 }
 
-async function replayInto(
+export async function replayInto(
   kind: ReplayLog,
   opened: OpenLog,
   history: { chunks: EventEnvelope[][]; digest: string },
   progress: Progress,
+  rounds = 1,
 ): Promise<ReplayMeasurement> {
   // A fresh topic per run: the figures are for exactly this history.
   const topic = `bench.billing.${randomUUID()}`;
@@ -167,6 +171,7 @@ async function replayInto(
     measured = await measureReplay(opened.log, kind, topic, {
       chunks: history.chunks,
       expectedDigest: history.digest,
+      rounds,
       progress,
     });
   } finally {

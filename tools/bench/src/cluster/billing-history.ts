@@ -14,6 +14,7 @@ import {
   decideOpenAccount,
   decideReservation,
   decideSettlement,
+  emptyBillingReplay,
   foldBillingEvent,
   type AccountLedger,
 } from '@thumbforge/domain';
@@ -82,7 +83,8 @@ function seededRandom(seed: number): () => number {
 export function billingHistory(options: BillingHistoryOptions): BillingHistory {
   const random = seededRandom(options.seed ?? 1);
   const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)]!;
-  const ledgers = new Map<string, AccountLedger>();
+  const billing = emptyBillingReplay();
+  const { ledgers } = billing;
 
   const id = (prefix: string, at: number): string => {
     let time = '';
@@ -93,7 +95,7 @@ export function billingHistory(options: BillingHistoryOptions): BillingHistory {
   };
 
   // Applied as each event is handed out, before the next decision: the ledgers never run ahead.
-  const apply = (event: EventEnvelope) => foldBillingEvent(ledgers, event);
+  const apply = (event: EventEnvelope) => foldBillingEvent(billing, event);
 
   const start = (options.start ?? new Date('2026-01-03T00:00:00Z')).getTime();
   // Three events per account opened, about three per job.
@@ -184,7 +186,9 @@ export function billingHistory(options: BillingHistoryOptions): BillingHistory {
         { job },
         { id: id('evt', at), correlationId: job.jobId, occurredAt: now },
       );
-      const decided = decideReservation(ledgers.get(accountId)!, { job }, now, { causationId: command.id });
+      const decided = decideReservation(ledgers.get(accountId)!, billing.jobs.get(job.jobId), { job }, now, {
+        causationId: command.id,
+      });
       yield command;
       yield* decided;
       if (decided.some((fact) => fact.type === 'billing.credits-reserved'))

@@ -1,19 +1,16 @@
-import { parseArgs } from 'node:util';
+import { countOptions, loadNote } from '../cluster/counts.js';
 import { terminalProgress } from '../cluster/progress.js';
 import { formatStartup, startupChecks } from './report.js';
 import { measureStartup } from './startup.js';
 
-const { values } = parseArgs({
-  options: { events: { type: 'string', default: '1000000' }, accounts: { type: 'string', default: '5000' } },
+const { events, accounts, starts } = countOptions('bench:startup', {
+  events: 1_000_000,
+  accounts: 5_000,
+  starts: 3,
 });
-const events = Number(values.events);
-const accounts = Number(values.accounts);
-if (!Number.isInteger(events) || events < 1 || !Number.isInteger(accounts) || accounts < 1) {
-  console.error('usage: npm run bench:startup -- [--events N] [--accounts N]');
-  process.exit(2);
-}
-const measured = await measureStartup({ events, accounts, progress: terminalProgress() });
+const measured = await measureStartup({ events, accounts, starts, progress: terminalProgress() });
 console.log(formatStartup(measured).join('\n'));
 for (const check of startupChecks(measured)) {
   console.log(`${check.pass ? 'PASS' : 'FAIL'}  ${check.target}: ${check.measured}`);
 }
+console.log(loadNote());

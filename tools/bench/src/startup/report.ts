@@ -7,8 +7,9 @@ const seconds = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
 
 export function formatStartup(m: StartupMeasurement): string[] {
   const events = m.events.toLocaleString('en-US');
+  const medians = m.starts > 1 ? `, medians of ${m.starts} rounds` : '';
   return [
-    `start-up of embedded mode after ${events} billing events (spawn to /health/ready):`,
+    `start-up of embedded mode after ${events} billing events (spawn to /health/ready${medians}):`,
     `  without a snapshot (full replay)            ${seconds(m.withoutSnapshotMs).padStart(10)}`,
     `  with the snapshot saved at the last stop    ${seconds(m.withSnapshotMs).padStart(10)}`,
     `  stop, saving the snapshot                   ${seconds(m.stopMs).padStart(10)}`,

@@ -12,11 +12,15 @@ export interface StartupOptions {
   /** Billing events on the log before the first start. */
   events: number;
   accounts: number;
+  /** Rounds of a start without the snapshot and one with it (default 1); the figures are medians. */
+  starts?: number;
   progress: Progress;
 }
 
 export interface StartupMeasurement {
   events: number;
+  /** Rounds measured: each figure below is the median over them. */
+  starts: number;
   /** Spawn to `/health/ready` with no snapshot: every projection replays the whole log. */
   withoutSnapshotMs: number;
   /** The same data directory started again: the snapshot saved at the first stop, then the log after it. */
@@ -68,21 +72,41 @@ export async function measureStartup(options: StartupOptions): Promise<StartupMe
   const dataDir = await mkdtemp(join(tmpdir(), 'thumbforge-bench-startup-'));
   try {
     await writeHistory(dataDir, options);
-    options.progress.note(`start-up: embedded mode on ${options.events.toLocaleString('en-US')} events`);
-    const first = await startEmbedded({ dataDir });
-    const stopping = performance.now();
-    await first.stop();
-    const stopMs = performance.now() - stopping;
-    const snapshotBytes = (await stat(join(dataDir, 'snapshots', 'projections.bin'))).size;
-    options.progress.note('start-up: again, from the snapshot');
-    const second = await startEmbedded({ dataDir });
-    await second.stop();
+    const snapshot = join(dataDir, 'snapshots', 'projections.bin');
+    const rounds: Omit<StartupMeasurement, 'events' | 'starts'>[] = [];
+    const starts = options.starts ?? 1;
+    for (let round = 1; round <= starts; round++) {
+      const of = starts > 1 ? ` (${round} of ${starts})` : '';
+      await rm(snapshot, { force: true });
+      options.progress.note(
+        `start-up: embedded mode on ${options.events.toLocaleString('en-US')} events${of}`,
+      );
+      const first = await startEmbedded({ dataDir });
+      const stopping = performance.now();
+      await first.stop();
+      const stopMs = performance.now() - stopping;
+      const snapshotBytes = (await stat(snapshot)).size;
+      options.progress.note(`start-up: again, from the snapshot${of}`);
+      const second = await startEmbedded({ dataDir });
+      await second.stop();
+      rounds.push({
+        withoutSnapshotMs: first.readyMs!,
+        withSnapshotMs: second.readyMs!,
+        stopMs,
+        snapshotBytes,
+      });
+    }
+    const median = (pick: (round: (typeof rounds)[number]) => number) => {
+      const sorted = rounds.map(pick).sort((a, b) => a - b);
+      return sorted[Math.floor(sorted.length / 2)]!;
+    };
     return {
       events: options.events,
-      withoutSnapshotMs: first.readyMs!,
-      withSnapshotMs: second.readyMs!,
-      stopMs,
-      snapshotBytes,
+      starts,
+      withoutSnapshotMs: median((r) => r.withoutSnapshotMs),
+      withSnapshotMs: median((r) => r.withSnapshotMs),
+      stopMs: median((r) => r.stopMs),
+      snapshotBytes: median((r) => r.snapshotBytes),
     };
   } finally {
     await rm(dataDir, { recursive: true, force: true });
