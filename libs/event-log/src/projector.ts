@@ -95,6 +95,19 @@ export function unfolded<T extends FoldedDocument>(doc: T | undefined): Omit<T, 
 }
 
 /**
+ * Where an event sits in the log. Unlike its id, which a retried append or a command decided again
+ * repeats at a later offset, no two appended events share it.
+ */
+export function logPosition(event: StoredEvent): string {
+  return `${positionKey(event.topic, event.partition)}@${event.offset}`;
+}
+
+/** Whether the event is folded into the document already. */
+export function hasFolded(doc: FoldedDocument | undefined, event: StoredEvent): boolean {
+  return (doc?.folded?.[positionKey(event.topic, event.partition)] ?? 0) > event.offset;
+}
+
+/**
  * Folds one event into one document of a store that several replicas keep at once, each applying the
  * whole log in order. The document remembers how far each partition has been folded into it, so an
  * event that a lagging replica applies after later ones changes nothing; and the store's `update`
@@ -102,11 +115,6 @@ export function unfolded<T extends FoldedDocument>(doc: T | undefined): Omit<T, 
  * event of a partition that touches the document is then folded exactly once, in log order.
  * `change` returns the next document, or the current one (or undefined) for no change.
  */
-/** Whether the event is folded into the document already. */
-export function hasFolded(doc: FoldedDocument | undefined, event: StoredEvent): boolean {
-  return (doc?.folded?.[positionKey(event.topic, event.partition)] ?? 0) > event.offset;
-}
-
 export async function foldInto<T extends FoldedDocument>(
   collection: ProjectionCollection<T>,
   id: string,

@@ -211,6 +211,28 @@ describe('BillingConsumer', () => {
     expect(foldLedger(b.log.events(TOPICS.billing))).toEqual({ [ACCOUNT]: live });
   });
 
+  it('a fact appended twice (a retried append: same id, a later offset) is folded once', async () => {
+    const b = await started();
+    await openAccount(b);
+    const job = jobSpec();
+    await reserve(b, job);
+    const reserved = facts(b).find((e) => e.type === 'billing.credits-reserved')!;
+    const { topic: _topic, partition: _partition, offset: _offset, ...envelope } = reserved;
+    const [again] = await b.ledgers.commit(ACCOUNT, [envelope], reserved.fence);
+    expect(again).toMatchObject({ id: reserved.id });
+    expect(again!.offset).toBeGreaterThan(reserved.offset);
+    expect(await b.ledgers.ledger(ACCOUNT)).toMatchObject({
+      reserved: 10,
+      reservations: { [job.jobId]: 10 },
+    });
+
+    await b.log.append(TOPICS.jobs, [renderSucceeded(job)]);
+    await until(() => count(b, 'billing.credits-captured') === 1);
+    await b.ledgers.reached(facts(b).find((e) => e.type === 'billing.credits-captured')!);
+    expect(await b.ledgers.ledger(ACCOUNT)).toMatchObject({ used: 10, reserved: 0, reservations: {} });
+    expect(await b.ledgers.jobBilling(job.jobId)).toBe('captured');
+  });
+
   it('stamps its decisions with its owner epoch: the offset of the marker it appended first', async () => {
     const b = await started();
     await openAccount(b);

@@ -237,6 +237,14 @@ describe('applyBillingFact', () => {
       },
     ],
     ['credits-reserved for a job already held changes nothing', held, 'reserved', reservedA, undefined],
+    // The ledger's own open reservations guard it even when the job's billing is not known (yet).
+    [
+      'credits-reserved for a job held, its billing unknown, changes nothing',
+      held,
+      undefined,
+      reservedA,
+      undefined,
+    ],
     ['credits-reserved for a settled job changes nothing', ledger(), 'released', reservedA, undefined],
     ['credits-reserved for a rejected job changes nothing', ledger(), 'rejected', reservedA, undefined],
     [

@@ -152,7 +152,7 @@ function foldFact(ledger: AccountLedger, job: JobBilling | undefined, fact: Thum
     }
     case 'billing.credits-reserved': {
       const { jobId, amount } = fact.payload;
-      if (job !== undefined) return false;
+      if (job !== undefined || jobId in ledger.reservations) return false;
       ledger.reserved += amount;
       ledger.reservations[jobId] = amount;
       return {

@@ -13,6 +13,7 @@ import {
   EVENT_LOG,
   foldInto,
   hasFolded,
+  logPosition,
   OwnerEpochs,
   Projection,
   unfolded,
@@ -35,8 +36,12 @@ export interface JobBillingDocument {
   id: string;
   accountId: string;
   billing: JobBilling;
-  /** The fact that set it: applied again after a crash, that fact finds the job as it left it. */
-  eventId: string;
+  /**
+   * Where the fact that set it sits in the log (`logPosition`): applied again after a crash, that fact
+   * finds the job as it left it. Not its id: a duplicate appended later has the same id, and must find
+   * the job decided.
+   */
+  setBy: string;
 }
 /** Per partition of the billing topic: the current owner epoch (offset of its latest marker). */
 export const EPOCH_COLLECTION = 'billing_epochs';
@@ -106,7 +111,7 @@ export class LedgerProjection extends Projection {
     const jobId = billingJobOf(event);
     const job = jobId === undefined ? undefined : await this.jobs.get(jobId);
     // A job written by this very fact (before a crash kept its ledger from being written) is as it was.
-    const before = job?.eventId === event.id ? undefined : job?.billing;
+    const before = job?.setBy === logPosition(event) ? undefined : job?.billing;
     const fold = (current: LedgerDocument | undefined) => {
       const ledger = unfolded(current);
       const change = applyBillingFact(ledger, before, event);
@@ -119,8 +124,13 @@ export class LedgerProjection extends Projection {
     const current = await this.documents.get(accountId);
     if (hasFolded(current, event)) return;
     const change = fold(current).change?.job;
-    if (change && job?.eventId !== event.id) {
-      await this.jobs.put({ id: change.jobId, accountId, billing: change.billing, eventId: event.id });
+    if (change && job?.setBy !== logPosition(event)) {
+      await this.jobs.put({
+        id: change.jobId,
+        accountId,
+        billing: change.billing,
+        setBy: logPosition(event),
+      });
     }
     await foldInto(this.documents, accountId, event, (latest) => fold(latest).next);
   }

@@ -26,6 +26,7 @@ import {
   EVENT_LOG,
   foldInto,
   hasFolded,
+  logPosition,
   OwnerEpochs,
   Projection,
   type EventLog,
@@ -52,8 +53,12 @@ export type JobDoc = JobView & FoldedDocument;
 export interface BilledJobDoc {
   id: string;
   billing: JobBilling;
-  /** The fact that set it: applied again after a crash, that fact finds the job as it left it. */
-  eventId: string;
+  /**
+   * Where the fact that set it sits in the log (`logPosition`): applied again after a crash, that fact
+   * finds the job as it left it. Not its id: a duplicate appended later has the same id, and must find
+   * the job decided.
+   */
+  setBy: string;
 }
 export type IdempotencyDoc = IdempotencyRecord & FoldedDocument;
 
@@ -167,13 +172,17 @@ export class GatewayReadModel
     const jobId = billingJobOf(event);
     const job = jobId === undefined ? undefined : await this.billedJobs.get(jobId);
     // A job written by this very fact (before a crash kept its account from being written) is as it was.
-    const before = job?.eventId === event.id ? undefined : job?.billing;
+    const before = job?.setBy === logPosition(event) ? undefined : job?.billing;
     const account = await this.accounts.get(accountId);
     if (hasFolded(account, event)) return;
     const change = applyBillingFact(account?.ledger ?? undefined, before, event);
     if (!change) return;
-    if (change.job && job?.eventId !== event.id) {
-      await this.billedJobs.put({ id: change.job.jobId, billing: change.job.billing, eventId: event.id });
+    if (change.job && job?.setBy !== logPosition(event)) {
+      await this.billedJobs.put({
+        id: change.job.jobId,
+        billing: change.job.billing,
+        setBy: logPosition(event),
+      });
     }
     const { entry } = change;
     if (entry) {

@@ -1,0 +1,78 @@
+import { TOPICS, type JobSpec, type StoredEvent } from '@thumbforge/contracts';
+import { decideOpenAccount, decideReservation, decideSettlement, foldLedger } from '@thumbforge/domain';
+import { MemoryEventLog } from '@thumbforge/event-log/testing';
+import { ReadinessRegistry } from '@thumbforge/platform';
+import { MemoryProjectionStore } from '@thumbforge/projection-store';
+import { afterEach, describe, expect, it } from 'vitest';
+import { GatewayReadModel } from './gateway-read-model.js';
+
+const ACCOUNT = 'acc_1';
+const NOW = new Date('2026-04-10T12:00:00.000Z');
+const job: JobSpec = {
+  jobId: 'job_1',
+  generationId: 'gen_1',
+  accountId: ACCOUNT,
+  title: 'A title',
+  category: 'auto',
+  model: 'sd',
+  outputFormat: 'webp',
+  usePhoto: false,
+  useLogo: false,
+  customAssetsId: null,
+  cost: 10,
+  webhookUrl: null,
+  requestedAt: NOW.toISOString(),
+  format: 'youtube',
+  photoKey: null,
+  logo: null,
+  references: null,
+};
+
+const models: GatewayReadModel[] = [];
+afterEach(async () => {
+  for (const model of models.splice(0)) await model.beforeApplicationShutdown();
+});
+
+async function started(log: MemoryEventLog): Promise<GatewayReadModel> {
+  const model = new GatewayReadModel(log, new MemoryProjectionStore(), new ReadinessRegistry());
+  models.push(model);
+  await model.onApplicationBootstrap();
+  return model;
+}
+
+const append = (log: MemoryEventLog, facts: Parameters<MemoryEventLog['append']>[1]) =>
+  log.append(TOPICS.billing, facts, { key: ACCOUNT });
+
+describe("GatewayReadModel: billing's facts", () => {
+  it('a fact appended twice (a retried append: same id, a later offset) is folded once', async () => {
+    const log = new MemoryEventLog();
+    const model = await started(log);
+    await append(
+      log,
+      decideOpenAccount(undefined, { accountId: ACCOUNT, plan: 'pro', apiAccess: true }, NOW),
+    );
+    const opened = foldLedger(log.events(TOPICS.billing))[ACCOUNT]!;
+    const [reserved] = decideReservation(opened, undefined, { job }, NOW, { causationId: 'evt_cmd' });
+    const [first] = await append(log, [reserved!]);
+    const [again] = await append(log, [reserved!]);
+    expect(again!.id).toBe(first!.id);
+    await model.reached(again!);
+    expect((await model.account(ACCOUNT))!.ledger).toMatchObject({
+      reserved: 10,
+      reservations: { [job.jobId]: 10 },
+    });
+
+    const held = foldLedger(log.events(TOPICS.billing))[ACCOUNT]!;
+    const settled = decideSettlement(held, job.jobId, 'captured', undefined, { at: NOW });
+    const stored: StoredEvent[] = await append(log, settled);
+    await model.reached(stored.at(-1)!);
+    const { ledger } = (await model.account(ACCOUNT))!;
+    expect(ledger).toMatchObject({ used: 10, reserved: 0, reservations: {} });
+    expect((await model.ledgerEntries(ledger!)).map((e) => e.kind)).toEqual([
+      'period-started',
+      'reserved',
+      'captured',
+    ]);
+    expect(await model.billedJobBillings()).toEqual(new Map([[job.jobId, 'captured']]));
+  });
+});
