@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { ACCOUNT, billing, facts, jobSpec, withAccount } from '../../test/harness.js';
 import { ReservationNotYetKnownError } from './settle-credits.usecase.js';
 
@@ -120,5 +120,24 @@ describe('SettleCreditsUseCase', () => {
         outcome: 'captured',
       }),
     ).rejects.toBeInstanceOf(ReservationNotYetKnownError);
+  });
+
+  it("a job whose billing is projected and whose ledger is not yet (between the projection's two writes) is retried", async () => {
+    const b = billing();
+    await withAccount(b, 'free');
+    const unreserved = await b.ledgers.ledger(ACCOUNT);
+    const job = jobSpec({ cost: 12 });
+    await b.reserveCredits.execute({ commandId: 'evt_req', accountId: ACCOUNT, job });
+    vi.spyOn(b.ledgers, 'ledger').mockResolvedValueOnce(unreserved);
+    const outcome = {
+      commandId: 'evt_render',
+      accountId: ACCOUNT,
+      jobId: job.jobId,
+      outcome: 'captured',
+    } as const;
+    await expect(b.settleCredits.execute(outcome)).rejects.toBeInstanceOf(ReservationNotYetKnownError);
+    // Retried once the ledger holds the reservation, the outcome captures it.
+    expect(await b.settleCredits.execute(outcome)).toHaveLength(1);
+    expect(await b.ledgers.ledger(ACCOUNT)).toMatchObject({ used: 12, reserved: 0 });
   });
 });

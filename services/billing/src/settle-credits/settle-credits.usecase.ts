@@ -43,8 +43,11 @@ export class SettleCreditsUseCase {
         return [];
       }
       // Render outcomes are keyed by job, reservations by account: with several replicas, the outcome
-      // can arrive before this replica has projected the reservation. Retrying lets it catch up.
-      if ((await this.ledgers.jobBilling(jobId)) === undefined)
+      // can arrive before this replica has projected the reservation. Retrying lets it catch up. The
+      // projection writes the job's billing before the ledger, so a job reserved that the ledger read
+      // above does not hold is one caught between those writes, not one settled.
+      const billing = await this.ledgers.jobBilling(jobId);
+      if (billing === undefined || (billing === 'reserved' && !(jobId in state.reservations)))
         throw new ReservationNotYetKnownError(accountId, jobId);
       const facts = decideSettlement(state, jobId, outcome, reason, {
         causationId: commandId,
