@@ -24,6 +24,7 @@ const ROW_LABELS = [
   'async request to webhook p50 (ms)',
   'async request to webhook p90 (ms)',
   'async request to webhook p99 (ms)',
+  'largest service process RSS after the run (MiB)',
   'ledger append (events/s)',
   'ledger replay: read + fold (events/s)',
   'ledger read alone (events/s)',
@@ -76,11 +77,12 @@ describe('percentile', () => {
 describe('bench:cluster report', () => {
   it('puts embedded and cluster figures side by side with their ratio', () => {
     const latency = (ms: number) => ({ samples: 10, p50: ms, p90: ms * 2, p99: ms * 4 });
-    const mode = (name: 'embedded' | 'cluster', ms: number, rps: number) => ({
+    const mode = (name: 'embedded' | 'cluster', ms: number, rps: number, rssMiB: Record<string, number>) => ({
       mode: name,
       sync: latency(ms),
       load: [{ connections: 2, requests: 8, requestsPerSecond: rps, p50: ms, p90: ms, p99: ms, failures: 0 }],
       async: latency(ms * 3),
+      rssMiB,
     });
     const replay = (log: 'file' | 'kafka', replayMs: number, rawConsumeMs?: number) => ({
       log,
@@ -107,7 +109,10 @@ describe('bench:cluster report', () => {
         accounts: 10,
         startupEvents: 10_000,
       },
-      modes: [mode('embedded', 50, 20), mode('cluster', 60, 17)],
+      modes: [
+        mode('embedded', 50, 20, { embedded: 200 }),
+        mode('cluster', 60, 17, { gateway: 180, billing: 120, rendering: 240 }),
+      ],
       replay: [replay('file', 1_000), replay('kafka', 4_000, 3_000)],
       startup: [
         {
@@ -134,12 +139,15 @@ describe('bench:cluster report', () => {
     expect(lines[table + 4]).toMatch(
       /^sync throughput, 2 connections \(requests\/s\)\s+20\.0\s+17\.0\s+0\.85x$/,
     );
-    expect(lines[table + 12]).toMatch(
+    expect(lines[table + 11]).toMatch(
+      /^largest service process RSS after the run \(MiB\)\s+200\s+240\s+1\.20x$/,
+    );
+    expect(lines[table + 13]).toMatch(
       /^ledger replay: read \+ fold \(events\/s\)\s+10,000\s+2,500\s+0\.25x$/,
     );
-    expect(lines[table + 13]).toMatch(/^ledger read alone \(events\/s\)\s+20,000\s+5,000\s+0\.25x$/);
-    expect(lines[table + 14]).toMatch(/^bare kafkajs consumer, same topic \(events\/s\)\s+-\s+3,333\s+-$/);
-    expect(lines.slice(table + 15)).toEqual([
+    expect(lines[table + 14]).toMatch(/^ledger read alone \(events\/s\)\s+20,000\s+5,000\s+0\.25x$/);
+    expect(lines[table + 15]).toMatch(/^bare kafkajs consumer, same topic \(events\/s\)\s+-\s+3,333\s+-$/);
+    expect(lines.slice(table + 16)).toEqual([
       '',
       'start-up of embedded mode after 10,000 billing events (spawn to /health/ready):',
       '  without a snapshot (full replay)                9.00 s',
@@ -157,6 +165,9 @@ describe('bench:cluster report', () => {
       'PASS  cluster throughput at 2 connections >= 0.8x embedded: 17.0 vs 20.0 req/s (0.85x)',
       'PASS  cluster sync at 2 connections p50 <= embedded + 15 ms: 60.0 ms vs 50.0 ms (+10.0 ms)',
       'FAIL  cluster async request to webhook p50 <= embedded + 25 ms: 180.0 ms vs 150.0 ms (+30.0 ms)',
+      'PASS  cluster gateway process RSS <= 250 MB (238 MiB) after the run: 180 MiB',
+      'PASS  cluster billing process RSS <= 250 MB (238 MiB) after the run: 120 MiB',
+      'FAIL  cluster rendering process RSS <= 250 MB (238 MiB) after the run: 240 MiB',
       'FAIL  ledger replay from the file log >= 500,000 ev/s: 10,000 ev/s',
       'PASS  ledger replay from Kafka >= 0.7x a bare kafkajs consumer: 2,500 ev/s vs 3,333 ev/s (0.75x)',
       'PASS  embedded ready <= 3.00 s after 10,000 events, from a snapshot: 2.50 s (9.00 s without)',
@@ -197,6 +208,9 @@ describe('bench:cluster tiny run (embedded mode and the file log)', () => {
       expect(summary.p99).toBeGreaterThanOrEqual(summary.p90);
     }
     expect(embedded!.load[0]!.requestsPerSecond).toBeGreaterThan(0);
+    // The resident memory of the one process, read from /proc after the mode's requests.
+    expect(Object.keys(embedded!.rssMiB)).toEqual(['embedded']);
+    expect(embedded!.rssMiB.embedded).toBeGreaterThan(50);
     // Both starts reached ready on the same history; the second loaded the snapshot the first saved.
     expect(report.startup).toEqual([
       expect.objectContaining({ events: 2_000, snapshotBytes: expect.any(Number) }),

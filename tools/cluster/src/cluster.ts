@@ -1,9 +1,10 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess, type ChildProcessByStdio } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import type { Readable } from 'node:stream';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startInfrastructure, type RunningInfrastructure } from '@thumbforge/infra';
 
@@ -11,6 +12,23 @@ export const SERVICES = ['gateway', 'billing', 'asset', 'rendering', 'webhook-de
 export type ServiceName = (typeof SERVICES)[number];
 
 const REPO = fileURLToPath(new URL('../../../', import.meta.url));
+
+/** What `npm start` and the image run: node with the services' memory settings. */
+const ENTRYPOINT = join(REPO, 'docker', 'entrypoint.sh');
+
+/**
+ * `docker/entrypoint.sh <name>` with this process's node first on the PATH, so a local process runs
+ * with the memory settings the image ships. The entry point execs node: the child's pid is the service's.
+ */
+export function spawnEntrypoint(
+  name: string,
+  env: NodeJS.ProcessEnv,
+): ChildProcessByStdio<null, Readable, Readable> {
+  return spawn('sh', [ENTRYPOINT, name], {
+    env: { ...env, PATH: `${dirname(process.execPath)}:${env.PATH ?? ''}` },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+}
 
 export function serviceMain(service: ServiceName): string {
   return join(REPO, 'services', service, 'dist', 'main.js');
@@ -122,10 +140,7 @@ function spawnService(
 ): ServiceProcess {
   const main = serviceMain(service);
   if (!existsSync(main)) throw new Error(`${main} is missing: build first (nx run-many -t build)`);
-  const child = spawn(process.execPath, [main], {
-    env: { ...process.env, ...env, PORT: String(port) },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawnEntrypoint(service, { ...process.env, ...env, PORT: String(port) });
   const output: string[] = [];
   const collect = (chunk: string) => {
     for (const line of chunk.split('\n')) {

@@ -22,7 +22,14 @@ import { rawConsumeMs } from './raw-consume.js';
 import { measureStartup, type StartupMeasurement } from '../startup/startup.js';
 import { ledgerDigest, measureReplay, type ReplayLog, type ReplayMeasurement } from './replay.js';
 import type { LatencySummary } from './stats.js';
-import { createAccounts, startCluster, startEmbedded, type Mode, type Target } from './targets.js';
+import {
+  createAccounts,
+  residentMiB,
+  startCluster,
+  startEmbedded,
+  type Mode,
+  type Target,
+} from './targets.js';
 
 export interface ClusterBenchOptions {
   /** Which modes to start and measure (both for the comparison). */
@@ -55,6 +62,8 @@ export interface ModeReport {
   /** One per entry of `connections`, in that order. */
   load: LoadResult[];
   async: LatencySummary;
+  /** Resident memory of each service process after every request of the mode (MiB). */
+  rssMiB: Record<string, number>;
 }
 
 export interface ClusterBenchReport {
@@ -110,7 +119,9 @@ async function measureMode(target: Target, options: ClusterBenchOptions): Promis
     load.push(await syncUnderLoad(target.url, keys, connections, options.loadRequests));
   }
   const async = await asyncEndToEnd(target.url, keys, options.asyncJobs, progress, `${target.mode} async`);
-  return { mode: target.mode, sync, hops, load, async };
+  const rssMiB: Record<string, number> = {};
+  for (const [name, pid] of Object.entries(target.processes())) rssMiB[name] = await residentMiB(pid);
+  return { mode: target.mode, sync, hops, load, async, rssMiB };
 }
 
 export interface OpenLog {

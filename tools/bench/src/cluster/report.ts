@@ -63,6 +63,11 @@ export function reportRows(report: ClusterBenchReport): Row[] {
     modeRow('async request to webhook p50 (ms)', (m) => m.async.p50),
     modeRow('async request to webhook p90 (ms)', (m) => m.async.p90),
     modeRow('async request to webhook p99 (ms)', (m) => m.async.p99),
+    modeRow(
+      'largest service process RSS after the run (MiB)',
+      (m) => Math.max(...Object.values(m.rssMiB)),
+      0,
+    ),
     logRow('ledger append (events/s)', (r) => eventsPerSecond(r.events, r.appendMs)),
     logRow('ledger replay: read + fold (events/s)', (r) => eventsPerSecond(r.events, r.replayMs)),
     logRow('ledger read alone (events/s)', (r) => eventsPerSecond(r.events, r.replayMs - r.foldMs)),
@@ -122,6 +127,15 @@ export function targetChecks(report: ClusterBenchReport): TargetCheck[] {
       within(`sync at ${c} connections`, e.p50, k.p50, 15);
     });
     within('async request to webhook', embedded.async.p50, cluster.async.p50, 25);
+  }
+  if (cluster) {
+    for (const [service, rss] of Object.entries(cluster.rssMiB)) {
+      checks.push({
+        target: `cluster ${service} process RSS <= 250 MB (238 MiB) after the run`,
+        measured: `${rss.toFixed(0)} MiB`,
+        pass: rss * 2 ** 20 <= 250e6,
+      });
+    }
   }
   const file = report.replay.find((r) => r.log === 'file');
   if (file) checks.push(fileReplayCheck(file));

@@ -1,11 +1,10 @@
-import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { freePort, SERVICES, startLocalCluster } from '@thumbforge/local-cluster';
+import { freePort, SERVICES, spawnEntrypoint, startLocalCluster } from '@thumbforge/local-cluster';
 
 export type Mode = 'embedded' | 'cluster';
 
@@ -16,6 +15,8 @@ export interface Target {
   adminToken: string;
   /** The embedded process, whose memory the service bench reads. */
   pid?: number;
+  /** Each service process by name (cluster: the first replica of each), for their memory. */
+  processes(): Record<string, number>;
   /** The cluster's Kafka, which outlives `stopServices`. */
   kafkaBrokers?: string[];
   /** Embedded: from spawning the process until `/health/ready` answered 200. */
@@ -28,8 +29,6 @@ export interface Target {
 
 const REPO = fileURLToPath(new URL('../../../../', import.meta.url));
 export const EMBEDDED_MAIN = join(REPO, 'services', 'embedded', 'dist', 'main.js');
-/** What `npm start` and the image run: node with the service's memory settings. */
-const ENTRYPOINT = join(REPO, 'docker', 'entrypoint.sh');
 const READY_TIMEOUT_MS = 600_000;
 
 /**
@@ -74,17 +73,12 @@ export async function startEmbedded(options: { dataDir?: string } = {}): Promise
   const dataDir = options.dataDir ?? (await mkdtemp(join(tmpdir(), 'thumbforge-bench-embedded-')));
   const port = await freePort();
   const spawned = performance.now();
-  // The entry point execs node, so the child's pid is the service's.
-  const child = spawn('sh', [ENTRYPOINT, 'embedded'], {
-    env: {
-      ...process.env,
-      PATH: `${dirname(process.execPath)}:${process.env.PATH ?? ''}`,
-      ...benchEnv(adminToken),
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      DATA_DIR: dataDir,
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
+  const child = spawnEntrypoint('embedded', {
+    ...process.env,
+    ...benchEnv(adminToken),
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    DATA_DIR: dataDir,
   });
   const output: string[] = [];
   child.stdout.setEncoding('utf8').on('data', (chunk: string) => output.push(chunk));
@@ -112,7 +106,17 @@ export async function startEmbedded(options: { dataDir?: string } = {}): Promise
     throw error;
   }
   const readyMs = performance.now() - spawned;
-  return { mode: 'embedded', url, adminToken, pid: child.pid, readyMs, stopServices: stop, stop };
+  const pid = child.pid!;
+  return {
+    mode: 'embedded',
+    url,
+    adminToken,
+    pid,
+    processes: () => ({ embedded: pid }),
+    readyMs,
+    stopServices: stop,
+    stop,
+  };
 }
 
 /** The five service processes on real Kafka, FerretDB and MinIO (`startLocalCluster`). */
@@ -124,6 +128,8 @@ export async function startCluster(): Promise<Target> {
     url: cluster.gatewayUrl,
     adminToken,
     kafkaBrokers: cluster.infra.kafka.brokers,
+    processes: () =>
+      Object.fromEntries(SERVICES.map((service) => [service, cluster.replicas[service][0]!.child.pid!])),
     stopServices: async () => {
       await Promise.all(SERVICES.map((service) => cluster.kill(service, 'SIGTERM')));
     },
@@ -147,4 +153,11 @@ export async function createAccounts(target: Target, count: number): Promise<str
     keys.push(body.apiKey);
   }
   return keys;
+}
+
+/** A process's resident memory now, in MiB. */
+export async function residentMiB(pid: number): Promise<number> {
+  const kb = /VmRSS:\s+(\d+) kB/.exec(await readFile(`/proc/${pid}/status`, 'utf8'));
+  if (!kb) throw new Error(`no VmRSS for process ${pid}`);
+  return Number(kb[1]) / 1024;
 }

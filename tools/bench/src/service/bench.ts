@@ -1,11 +1,10 @@
 import { spawn } from 'node:child_process';
-import { readFile } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { KeyRing, syncUnderLoad, TITLES, type LoadResult } from '../cluster/latency.js';
 import type { Progress } from '../cluster/progress.js';
 import { summarize, type LatencySummary } from '../cluster/stats.js';
-import { createAccounts, startEmbedded } from '../cluster/targets.js';
+import { createAccounts, residentMiB, startEmbedded } from '../cluster/targets.js';
 import { measureStartup, type StartupMeasurement } from '../startup/startup.js';
 
 export type ServerKind = 'render-inline' | 'render-pool' | 'embedded';
@@ -129,13 +128,6 @@ async function startRenderServer(kind: 'inline' | 'pool'): Promise<RunningServer
   };
 }
 
-async function rssMb(pid: number): Promise<number> {
-  const status = await readFile(`/proc/${pid}/status`, 'utf8');
-  const kb = /VmRSS:\s+(\d+) kB/.exec(status);
-  if (!kb) throw new Error(`no VmRSS for process ${pid}`);
-  return Number(kb[1]) / 1024;
-}
-
 const wholeTitleCycles = (n: number) => Math.ceil(n / TITLES.length) * TITLES.length;
 
 /** One server's load at one connection count, from its rounds: requests/s over all of them, median percentiles. */
@@ -234,7 +226,7 @@ export async function runServiceBench(options: ServiceBenchOptions): Promise<Ser
         rssFailures += load.failures;
         sent = at;
       }
-      rss.push({ requests: sent, rssMb: await rssMb(embedded.pid!) });
+      rss.push({ requests: sent, rssMb: await residentMiB(embedded.pid!) });
     }
   } finally {
     await bare.stop();
