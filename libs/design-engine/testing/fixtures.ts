@@ -1,27 +1,17 @@
 import type { JobSpec } from '@thumbforge/contracts';
+import { exampleJobSpec } from '@thumbforge/contracts/testing';
 import sharp from 'sharp';
 
 export function jobSpec(overrides: Partial<JobSpec> = {}): JobSpec {
-  return {
+  return exampleJobSpec({
     jobId: 'job_01KAZ0000000000000000000',
     generationId: 'gen_01KAZ0000000000000000000',
     accountId: 'acc_01KAZ0000000000000000000',
     title: 'I Tried Every AI Coding Tool So You Do Not Have To',
     category: 'tech-saas',
-    model: 'sd',
-    outputFormat: 'webp',
-    usePhoto: false,
-    useLogo: false,
-    customAssetsId: null,
-    cost: 10,
-    webhookUrl: null,
     requestedAt: '2026-04-27T14:30:00Z',
-    format: 'youtube',
-    photoKey: null,
-    logo: null,
-    references: null,
     ...overrides,
-  };
+  });
 }
 
 /** A portrait "photo": a pure green field with a darker figure, so it is easy to find in a render. */

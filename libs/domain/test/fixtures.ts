@@ -5,6 +5,7 @@ import {
   type JobSpec,
   type ThumbforgeEvent,
 } from '@thumbforge/contracts';
+import { exampleJobSpec } from '@thumbforge/contracts/testing';
 
 export const ACCOUNT = 'acc_1';
 
@@ -22,24 +23,5 @@ export function ev<K extends EventType>(
 }
 
 export function jobSpec(jobId: string, overrides: Partial<JobSpec> = {}): JobSpec {
-  return {
-    jobId,
-    generationId: `gen_${jobId}`,
-    accountId: ACCOUNT,
-    title: 'A title',
-    category: 'auto',
-    model: 'sd',
-    outputFormat: 'webp',
-    usePhoto: false,
-    useLogo: false,
-    customAssetsId: null,
-    cost: 10,
-    webhookUrl: null,
-    requestedAt: '2026-04-10T12:00:00.000Z',
-    format: 'youtube',
-    photoKey: null,
-    logo: null,
-    references: null,
-    ...overrides,
-  };
+  return exampleJobSpec({ jobId, accountId: ACCOUNT, ...overrides });
 }

@@ -1,4 +1,5 @@
 import { makeEvent, TOPICS, type JobSpec, type Plan, type StoredEvent } from '@thumbforge/contracts';
+import { exampleJobSpec } from '@thumbforge/contracts/testing';
 import { isBillingFact } from '@thumbforge/domain';
 import type { EventLog } from '@thumbforge/event-log';
 import { ReadinessRegistry } from '@thumbforge/platform';
@@ -53,27 +54,7 @@ export type Billing = ReturnType<typeof billing<MemoryEventLog>>;
 
 let jobs = 0;
 export function jobSpec(overrides: Partial<JobSpec> = {}): JobSpec {
-  const jobId = overrides.jobId ?? `job_${++jobs}`;
-  return {
-    jobId,
-    generationId: `gen_${jobId}`,
-    accountId: ACCOUNT,
-    title: 'A title',
-    category: 'auto',
-    model: 'sd',
-    outputFormat: 'webp',
-    usePhoto: false,
-    useLogo: false,
-    customAssetsId: null,
-    cost: 10,
-    webhookUrl: null,
-    requestedAt: '2026-04-10T12:00:00.000Z',
-    format: 'youtube',
-    photoKey: null,
-    logo: null,
-    references: null,
-    ...overrides,
-  };
+  return exampleJobSpec({ jobId: `job_${++jobs}`, accountId: ACCOUNT, ...overrides });
 }
 
 /** Starts the projection and opens the account, optionally with credits already used. */

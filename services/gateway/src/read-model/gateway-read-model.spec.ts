@@ -1,4 +1,5 @@
-import { TOPICS, type JobSpec, type StoredEvent } from '@thumbforge/contracts';
+import { TOPICS, type StoredEvent } from '@thumbforge/contracts';
+import { exampleJobSpec } from '@thumbforge/contracts/testing';
 import { decideOpenAccount, decideReservation, decideSettlement, foldLedger } from '@thumbforge/domain';
 import { MemoryEventLog } from '@thumbforge/event-log/testing';
 import { ReadinessRegistry } from '@thumbforge/platform';
@@ -8,25 +9,7 @@ import { GatewayReadModel } from './gateway-read-model.js';
 
 const ACCOUNT = 'acc_1';
 const NOW = new Date('2026-04-10T12:00:00.000Z');
-const job: JobSpec = {
-  jobId: 'job_1',
-  generationId: 'gen_1',
-  accountId: ACCOUNT,
-  title: 'A title',
-  category: 'auto',
-  model: 'sd',
-  outputFormat: 'webp',
-  usePhoto: false,
-  useLogo: false,
-  customAssetsId: null,
-  cost: 10,
-  webhookUrl: null,
-  requestedAt: NOW.toISOString(),
-  format: 'youtube',
-  photoKey: null,
-  logo: null,
-  references: null,
-};
+const job = exampleJobSpec({ accountId: ACCOUNT, requestedAt: NOW.toISOString() });
 
 const models: GatewayReadModel[] = [];
 afterEach(async () => {

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { TOPICS, type JobSpec, type StoredEvent } from '@thumbforge/contracts';
+import { exampleJobSpec } from '@thumbforge/contracts/testing';
 import { LedgerProjection, OpenAccountUseCase, ReserveCreditsUseCase } from '@thumbforge/billing';
 import { OwnerFence } from '@thumbforge/event-log';
 import { KafkaEventLog } from '@thumbforge/event-log/kafka';
@@ -24,26 +25,12 @@ export interface FenceMeasurement {
 const quiet = { warn: () => undefined } as unknown as Logger;
 
 function job(accountId: string, n: number): JobSpec {
-  const jobId = `job_fence_${n}`;
-  return {
-    jobId,
-    generationId: `gen_${jobId}`,
+  return exampleJobSpec({
+    jobId: `job_fence_${n}`,
     accountId,
     title: 'Fence',
-    category: 'auto',
-    model: 'sd',
-    outputFormat: 'webp',
-    usePhoto: false,
-    useLogo: false,
-    customAssetsId: null,
-    cost: 10,
-    webhookUrl: null,
     requestedAt: new Date().toISOString(),
-    format: 'youtube',
-    photoKey: null,
-    logo: null,
-    references: null,
-  };
+  });
 }
 
 /**

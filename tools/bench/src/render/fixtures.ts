@@ -1,28 +1,18 @@
 import type { JobSpec } from '@thumbforge/contracts';
+import { exampleJobSpec } from '@thumbforge/contracts/testing';
 import sharp from 'sharp';
 
 /** A job as the rendering service receives it, with the fields the bench varies. */
 export function benchJob(overrides: Partial<JobSpec>): JobSpec {
-  return {
+  return exampleJobSpec({
     jobId: 'job_bench',
     generationId: 'gen_bench',
     accountId: 'acc_bench',
     title: 'I Tried Every AI Coding Tool So You Do Not Have To',
     category: 'tech-saas',
-    model: 'sd',
-    outputFormat: 'webp',
-    usePhoto: false,
-    useLogo: false,
-    customAssetsId: null,
-    cost: 10,
-    webhookUrl: null,
     requestedAt: '2026-04-27T14:30:00Z',
-    format: 'youtube',
-    photoKey: null,
-    logo: null,
-    references: null,
     ...overrides,
-  };
+  });
 }
 
 /**
