@@ -54,6 +54,10 @@ export const EPOCH_COLLECTION = 'billing_epochs';
 @Injectable()
 export class LedgerProjection extends Projection {
   private readonly locks = new KeyedLock();
+  /** Per partition of the billing topic: the last event this process folded and the epoch after it. */
+  private readonly folded = new Map<number, { offset: number; epoch: number | undefined }>();
+  /** Per partition of the billing topic: the offset of the last fact this process appended there. */
+  private readonly appended = new Map<number, number>();
 
   constructor(@Inject(EVENT_LOG) log: EventLog, @Inject(PROJECTION_STORE) store: ProjectionStore) {
     super(log, store, 'billing', [TOPICS.billing]);
@@ -85,8 +89,15 @@ export class LedgerProjection extends Projection {
     return this.locks.run(accountId, task);
   }
 
-  /** The owner epoch of a partition of the billing topic, as folded so far. */
+  /**
+   * The owner epoch of a partition of the billing topic, as folded so far. Once this process has
+   * folded past the last fact it appended there (the check after a decision, on the projection's
+   * writer), its own record says whether a newer marker came before that fact, without a read.
+   */
   epoch(partition: number): Promise<number | undefined> {
+    const last = this.folded.get(partition);
+    const appended = this.appended.get(partition);
+    if (last && appended !== undefined && last.offset >= appended) return Promise.resolve(last.epoch);
     return this.epochs.current({ topic: TOPICS.billing, partition });
   }
 
@@ -98,21 +109,38 @@ export class LedgerProjection extends Projection {
     if (facts.length === 0) return [];
     const stamped = fence === undefined ? facts : facts.map((fact) => ({ ...fact, fence }));
     const stored = await this.log.append(TOPICS.billing, stamped, { key: accountId });
+    for (const { partition, offset } of stored) {
+      this.appended.set(partition, Math.max(offset, this.appended.get(partition) ?? -1));
+    }
     await this.settle(stored);
     return stored;
   }
 
   protected async apply(event: StoredEvent): Promise<void> {
-    if (await this.epochs.observe(event)) return;
-    if (!isBillingFact(event)) return;
-    // In log order: a fact stamped with an epoch before the partition's latest one is a stale writer's.
-    if (event.fence !== undefined && !admitsFact(await this.epochs.current(event), event)) return;
+    if (await this.epochs.observe(event)) {
+      this.remember(event, event.offset);
+      return;
+    }
+    let epoch = this.knownEpochBefore(event);
+    if (isBillingFact(event)) {
+      // In log order: a fact stamped with an epoch before the partition's latest one is a stale writer's.
+      if (event.fence !== undefined) {
+        if (epoch === UNKNOWN) epoch = await this.epochs.current(event);
+        if (!admitsFact(epoch, event)) return this.remember(event, epoch);
+      }
+      await this.fold(event);
+    }
+    this.remember(event, epoch);
+  }
+
+  /** Folds an admitted fact: the job's billing first, the ledger last (see `JobBillingDocument`). */
+  private async fold(event: StoredEvent): Promise<void> {
     const accountId = billingAccountOf(event);
     const jobId = billingJobOf(event);
     const job = jobId === undefined ? undefined : await this.jobs.get(jobId);
     // A job written by this very fact (before a crash kept its ledger from being written) is as it was.
     const before = job?.setBy === logPosition(event) ? undefined : job?.billing;
-    const fold = (current: LedgerDocument | undefined) => {
+    const changeOf = (current: LedgerDocument | undefined) => {
       const ledger = unfolded(current);
       const change = applyBillingFact(ledger, before, event);
       return {
@@ -123,7 +151,7 @@ export class LedgerProjection extends Projection {
     // The job first, the ledger last: the ledger's positions then say the whole fact is applied.
     const current = await this.documents.get(accountId);
     if (hasFolded(current, event)) return;
-    const change = fold(current).change?.job;
+    const change = changeOf(current).change?.job;
     if (change && job?.setBy !== logPosition(event)) {
       await this.jobs.put({
         id: change.jobId,
@@ -132,6 +160,24 @@ export class LedgerProjection extends Projection {
         setBy: logPosition(event),
       });
     }
-    await foldInto(this.documents, accountId, event, (latest) => fold(latest).next);
+    await foldInto(this.documents, accountId, event, (latest) => changeOf(latest).next);
+  }
+
+  /**
+   * The partition's epoch before `event`, when this process folded the event right before it: an
+   * epoch is a function of the partition's log up to an offset, so that record is exact and saves a
+   * database read per stamped fact. Otherwise (first event, a restart, the lease back from another
+   * writer) only the store's epoch document can say.
+   */
+  private knownEpochBefore(event: StoredEvent): number | undefined | typeof UNKNOWN {
+    const last = this.folded.get(event.partition);
+    return last?.offset === event.offset - 1 ? last.epoch : UNKNOWN;
+  }
+
+  private remember(event: StoredEvent, epoch: number | undefined | typeof UNKNOWN): void {
+    if (epoch === UNKNOWN) this.folded.delete(event.partition);
+    else this.folded.set(event.partition, { offset: event.offset, epoch });
   }
 }
+
+const UNKNOWN = Symbol('unknown epoch');
