@@ -58,6 +58,13 @@ export interface SubscriptionOptions {
    * a group's members instead.
    */
   concurrency?: number;
+  /**
+   * Handle the events of different partitions at once, each partition's still one after another
+   * (default false). For handlers whose work for one partition does not wait for another's, such as
+   * decisions that mostly wait for a database. Only the Kafka log has several partitions a member
+   * consumes; the others ignore it.
+   */
+  partitionsAtOnce?: boolean;
 }
 
 export interface Subscription {

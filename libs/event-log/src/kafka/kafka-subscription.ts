@@ -72,7 +72,9 @@ export class KafkaSubscription implements Subscription {
   private resolveCaughtUp!: () => void;
   private rejectCaughtUp!: (error: Error) => void;
   private readonly inflight = new Set<Promise<void>>();
-  private cancelSleep: (() => void) | undefined;
+  private readonly sleeping = new Set<() => void>();
+  /** Commits go out one after another, so a later position never lands before an earlier one. */
+  private committing: Promise<void> = Promise.resolve();
   private pollTimer: NodeJS.Timeout | undefined;
   private closing = false;
   private closed: Promise<void> | undefined;
@@ -136,7 +138,8 @@ export class KafkaSubscription implements Subscription {
     await this.consumer.run({
       autoCommit: false,
       eachBatchAutoResolve: false,
-      partitionsConsumedConcurrently: 1,
+      // Each partition's batches still come one at a time, in order.
+      partitionsConsumedConcurrently: this.options.partitionsAtOnce ? this.partitionCount : 1,
       eachBatch: (payload) => this.track(this.handleBatch(payload)),
     });
     this.pollGroupIfWaiting();
@@ -164,7 +167,7 @@ export class KafkaSubscription implements Subscription {
 
   private async shutdown(): Promise<void> {
     this.closing = true;
-    this.cancelSleep?.();
+    for (const wake of this.sleeping) wake();
     clearInterval(this.pollTimer);
     try {
       await Promise.allSettled([...this.inflight]);
@@ -272,7 +275,18 @@ export class KafkaSubscription implements Subscription {
     this.checkProgress();
   }
 
-  private async commit(): Promise<void> {
+  private get partitionCount(): number {
+    let count = 0;
+    for (const partitions of this.plan.partitions.values()) count += partitions;
+    return Math.max(1, count);
+  }
+
+  private commit(): Promise<void> {
+    this.committing = this.committing.then(() => this.commitNow());
+    return this.committing;
+  }
+
+  private async commitNow(): Promise<void> {
     if (this.uncommitted.size === 0) return;
     const offsets = [...this.uncommitted.values()].map(({ topic, partition, offset }) => ({
       topic,
@@ -335,11 +349,13 @@ export class KafkaSubscription implements Subscription {
   private sleep(ms: number): Promise<void> {
     return new Promise<void>((resolve) => {
       const timer = setTimeout(done, ms);
+      const sleeping = this.sleeping;
       function done() {
         clearTimeout(timer);
+        sleeping.delete(done);
         resolve();
       }
-      this.cancelSleep = done;
+      sleeping.add(done);
     });
   }
 }

@@ -145,6 +145,50 @@ describe('KafkaEventLog on a real broker', () => {
     await sub.close();
   });
 
+  it('handles the partitions of a group at once when asked, each in order, and commits each', async () => {
+    const log = await open({ partitions: 2 });
+    const topic = uniqueName('at-once');
+    const group = uniqueName('g');
+    await log.createTopics([topic]);
+    for (let n = 0; n < 6; n++) await log.append(topic, [testEvent(n, `agg_${n}`)], { partition: n % 2 });
+    const handled: StoredEvent[] = [];
+    // The first event of each partition finishes only once the other partition's has started: one
+    // partition after the other, whichever came first would wait forever.
+    const began: (() => void)[] = [];
+    const started = [0, 1].map(() => new Promise<void>((resolve) => began.push(resolve)));
+    const sub = await log.subscribe({
+      group,
+      topics: [topic],
+      from: 'committed',
+      partitionsAtOnce: true,
+      handle: async (event) => {
+        if (event.offset === 0) {
+          began[event.partition]!();
+          await started[1 - event.partition];
+        }
+        handled.push(event);
+      },
+    });
+    await sub.caughtUp;
+    for (const partition of [0, 1]) {
+      expect(handled.filter((e) => e.partition === partition).map((e) => e.offset)).toEqual([0, 1, 2]);
+    }
+    await sub.close();
+
+    const again: StoredEvent[] = [];
+    const resumed = await log.subscribe({
+      group,
+      topics: [topic],
+      from: 'committed',
+      handle: async (event) => {
+        again.push(event);
+      },
+    });
+    await resumed.caughtUp;
+    expect(again).toEqual([]);
+    await resumed.close();
+  });
+
   it('shares a group between replicas and hands every event on, in key order, across rebalances', async () => {
     const fast = { partitions: 4, heartbeatIntervalMs: 300, sessionTimeoutMs: 6_000 };
     const [first, second, third] = await Promise.all([open(fast), open(fast), open(fast)]);
