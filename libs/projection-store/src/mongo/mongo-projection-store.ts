@@ -24,6 +24,9 @@ const REVISION = '_rev';
 /** Conflicting writers of one document per `update` before giving up; each retry re-reads it. */
 const MAX_UPDATE_ATTEMPTS = 50;
 
+/** Documents per collection whose last write `update` remembers (the oldest are forgotten first). */
+const MAX_REMEMBERED = 10_000;
+
 /** Indexes made for query shapes on first use, per collection; more shapes than this are served unindexed. */
 const MAX_AUTO_INDEXES = 16;
 
@@ -59,6 +62,13 @@ function assertPositions(positions: Positions): void {
 
 class MongoCollection<T extends Document> implements ProjectionCollection<T> {
   private readonly indexed = new Map<string, Promise<void>>();
+  /**
+   * Per id, the version this process's last `update` wrote: the next update changes it and replaces
+   * it conditionally without reading it first. A projection's one writer updates the same documents
+   * event after event, so this saves a round trip per event; when another writer changed the
+   * document meanwhile, the revision no longer matches and the update reads it as before.
+   */
+  private readonly written = new Map<string, { revision: string; doc: T }>();
 
   constructor(
     private readonly native: () => mongo.Collection<mongo.Document>,
@@ -72,6 +82,7 @@ class MongoCollection<T extends Document> implements ProjectionCollection<T> {
 
   async put(doc: T): Promise<void> {
     assertId(doc);
+    this.written.delete(doc.id);
     const fields = this.encode(doc);
     for (let attempt = 1; ; attempt++) {
       try {
@@ -86,6 +97,7 @@ class MongoCollection<T extends Document> implements ProjectionCollection<T> {
 
   async insert(doc: T): Promise<boolean> {
     assertId(doc);
+    this.written.delete(doc.id);
     try {
       await this.native().insertOne({ _id: doc.id as never, ...this.encode(doc) });
       return true;
@@ -96,34 +108,58 @@ class MongoCollection<T extends Document> implements ProjectionCollection<T> {
   }
 
   async update(id: string, change: (current: T | undefined) => T | undefined): Promise<T | undefined> {
+    let remembered = this.written.get(id);
     for (let attempt = 1; attempt <= MAX_UPDATE_ATTEMPTS; attempt++) {
-      const raw = await this.native().findOne({ _id: id as never });
-      const current = raw ? this.decode(raw) : undefined;
+      let current: T | undefined;
+      let revision: string | null | undefined;
+      if (remembered) {
+        ({ doc: current, revision } = remembered);
+      } else {
+        const raw = await this.native().findOne({ _id: id as never });
+        current = raw ? this.decode(raw) : undefined;
+        // A document written before revisions existed has none: null matches a missing field.
+        revision = raw ? ((raw[REVISION] as string | undefined) ?? null) : undefined;
+      }
       const next = change(current);
-      if (next === undefined || next === current) return current;
+      if (next === undefined || next === current) {
+        // No change is an answer only about the stored version: ask again on a fresh read.
+        if (!remembered) return current;
+        remembered = undefined;
+        continue;
+      }
+      remembered = undefined;
       assertId(next);
       if (next.id !== id) throw new TypeError(`update of ${id} returned a document with id ${next.id}`);
-      if (raw) {
-        // A document written before revisions existed has none: null matches a missing field.
-        const revision = (raw[REVISION] as string | undefined) ?? null;
+      const fields = this.encode(next);
+      if (revision !== undefined) {
         const { matchedCount } = await this.native().replaceOne(
           { _id: id as never, [REVISION]: revision },
-          this.encode(next),
+          fields,
         );
-        if (matchedCount === 1) return next;
+        if (matchedCount === 1) return this.remember(next, fields);
       } else {
         try {
-          await this.native().insertOne({ _id: id as never, ...this.encode(next) });
-          return next;
+          await this.native().insertOne({ _id: id as never, ...fields });
+          return this.remember(next, fields);
         } catch (error) {
           if (!isDuplicateKey(error)) throw error;
         }
       }
+      this.written.delete(id);
     }
     throw new Error(`update of ${this.name}/${id} conflicted ${MAX_UPDATE_ATTEMPTS} times in a row`);
   }
 
+  /** Keeps a private copy: documents handed out are read-only, but nothing stops a caller. */
+  private remember(doc: T, fields: Record<string, unknown>): T {
+    this.written.delete(doc.id);
+    this.written.set(doc.id, { revision: fields[REVISION] as string, doc: structuredClone(doc) });
+    if (this.written.size > MAX_REMEMBERED) this.written.delete(this.written.keys().next().value!);
+    return doc;
+  }
+
   async delete(id: string): Promise<void> {
+    this.written.delete(id);
     await this.native().deleteOne({ _id: id as never });
   }
 
@@ -154,6 +190,7 @@ class MongoCollection<T extends Document> implements ProjectionCollection<T> {
   }
 
   async clear(): Promise<void> {
+    this.written.clear();
     await this.native().deleteMany({});
   }
 

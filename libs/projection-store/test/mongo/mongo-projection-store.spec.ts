@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { startInfrastructure, type RunningInfrastructure } from '@thumbforge/infra';
 import mongoose from 'mongoose';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { Document } from '../../src/index.js';
 import { MongoProjectionStore, type MongoProjectionStoreOptions } from '../../src/mongo/index.js';
 import { describeProjectionStoreContract } from '../../src/testing/index.js';
@@ -132,6 +132,35 @@ describe('MongoProjectionStore on FerretDB', () => {
       expect(indexes.map((i) => i.key)).toContainEqual({ accountId: 1, createdAt: -1 });
     } finally {
       await connection.close();
+    }
+  });
+
+  it("updates its own last write without reading it again, and reads it when another writer's came between", async () => {
+    const name = unique('writer');
+    const mine = store.collection<Doc>(name);
+    const other = await openStore();
+    try {
+      const theirs = other.collection<Doc>(name);
+      const bump = (by: number) => (doc: Doc | undefined) => ({ id: 'n', n: ((doc?.n as number) ?? 0) + by });
+      await mine.update('n', bump(1));
+      const reads = vi.spyOn(mongoose.mongo.Collection.prototype, 'findOne');
+      try {
+        expect(await mine.update('n', bump(1))).toEqual({ id: 'n', n: 2 });
+        expect(reads).not.toHaveBeenCalled();
+        expect(await theirs.update('n', bump(10))).toEqual({ id: 'n', n: 12 });
+        reads.mockClear();
+        // The version it wrote is stale: its conditional replace misses, and it reads and retries.
+        expect(await mine.update('n', bump(1))).toEqual({ id: 'n', n: 13 });
+        expect(reads).toHaveBeenCalledTimes(1);
+        await theirs.update('n', bump(10));
+        // No change to its own last version says nothing about the stored one: that is read.
+        expect(await mine.update('n', (doc) => doc)).toEqual({ id: 'n', n: 23 });
+      } finally {
+        reads.mockRestore();
+      }
+      expect(await theirs.get('n')).toEqual({ id: 'n', n: 23 });
+    } finally {
+      await other.close();
     }
   });
 
