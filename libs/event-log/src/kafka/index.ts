@@ -5,4 +5,5 @@ export {
   type KafkaEventLogOptions,
   type KafkaSaslOptions,
 } from './kafka-event-log.js';
+export { createKeyPartitioner } from './partitioner.js';
 export { EVENT_TOPIC_CONFIG, type TopicSettings } from './topics.js';
