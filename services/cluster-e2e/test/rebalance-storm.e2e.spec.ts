@@ -4,6 +4,7 @@ import { appendFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { makeEvent, TOPICS, type JobSpec, type StoredEvent } from '@thumbforge/contracts';
+import { exampleJobSpec } from '@thumbforge/contracts/testing';
 import {
   admittedFacts,
   emptyBillingReplay,
@@ -82,25 +83,13 @@ interface Replica {
 
 function job(accountId: string, n: number): JobSpec {
   const jobId = `job_storm_${accountId}_${n}`;
-  return {
+  return exampleJobSpec({
     jobId,
-    generationId: `gen_${jobId}`,
     accountId,
     title: 'Storm',
-    category: 'auto',
-    model: 'sd',
-    outputFormat: 'webp',
-    usePhoto: false,
-    useLogo: false,
-    customAssetsId: null,
     cost: COST,
-    webhookUrl: null,
     requestedAt: new Date().toISOString(),
-    format: 'youtube',
-    photoKey: null,
-    logo: null,
-    references: null,
-  };
+  });
 }
 
 /**
