@@ -1,7 +1,7 @@
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { admin, generate, startApp, type TestApp } from './support/app.js';
+import { admin, eventually, generate, startApp, type TestApp } from './support/app.js';
 import { decode, pngDataUrl } from './support/images.js';
 import { uploadsOnDisk } from './support/uploads.js';
 
@@ -40,6 +40,8 @@ describe('inline uploads of refused jobs', () => {
     const kept = uploadsOnDisk(app.dataDir).sort();
     // Both images of every accepted job are in the store: the check below looks in the right place.
     expect(kept).toHaveLength(2 * accepted);
+    // A sync response follows the render; its capture is billing's next event and may come just after.
+    await eventually(async () => (await a.account(account.accountId)).body.credits.reserved === 0);
     expect((await a.account(account.accountId)).body.credits).toMatchObject({ remaining: 8, reserved: 0 });
 
     const refused = await generate(app.url, account.apiKey, withImages('One too many'));

@@ -1,9 +1,23 @@
 import { randomUUID } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import { startInfrastructure, type RunningInfrastructure } from '@thumbforge/infra';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ObjectStoreUnavailableError, S3ObjectStore, type S3ObjectStoreOptions } from '../../src/s3/index.js';
 import { describeObjectStoreContract } from '../../src/testing/index.js';
+
+/** SIGSTOP reaches each thread of a process when it is next scheduled: waits until all have stopped. */
+async function stopped(pid: number): Promise<void> {
+  for (;;) {
+    const threads = await readdir(`/proc/${pid}/task`);
+    const states = await Promise.all(
+      threads.map(
+        async (tid) => (await readFile(`/proc/${pid}/task/${tid}/stat`, 'utf8')).split(') ')[1]![0],
+      ),
+    );
+    if (states.every((state) => state === 'T' || state === 't')) return;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
 
 /** The first run builds MinIO from the Go module proxy; later runs start the cached binary at once. */
 const PROVISIONING_TIMEOUT_MS = 20 * 60_000;
@@ -92,6 +106,7 @@ describe('S3ObjectStore on MinIO', () => {
     });
     const minio = Number(await readFile(`${infra.stateDir}/minio.pid`, 'utf8'));
     process.kill(-minio, 'SIGSTOP');
+    await stopped(minio);
     try {
       for (let i = 0; i < 2; i++) {
         const failed = await store

@@ -81,6 +81,7 @@ export function creditChecks(start: () => Promise<ApiTarget>, periodChecks?: () 
     expect(res.body).toEqual({ error: 'Generation limit exceeded', code: 'GENERATION_LIMIT_EXCEEDED' });
     expect(res.headers.get('x-ratelimit-remaining')).toBe('0');
     expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(0);
+    await eventually(async () => (await a.account(account.accountId)).body.credits.reserved === 0);
     expect((await a.account(account.accountId)).body.credits).toMatchObject({
       allowance: 50,
       used: 50,
