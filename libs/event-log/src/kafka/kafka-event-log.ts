@@ -17,6 +17,7 @@ import {
   positionKey,
   type AppendOptions,
   type EventLog,
+  type ReadOptions,
   type Subscription,
   type SubscriptionOptions,
 } from '../port.js';
@@ -26,7 +27,7 @@ import {
   type KafkaSubscriptionHost,
   type SubscriptionPlan,
 } from './kafka-subscription.js';
-import { readPartition, type ReaderHost } from './partition-reader.js';
+import { readPartitionBatches, type ReaderHost } from './partition-reader.js';
 import { createKeyPartitioner } from './partitioner.js';
 import { retryRetriable } from './retry.js';
 import { Topics, type TopicSettings } from './topics.js';
@@ -228,16 +229,18 @@ export class KafkaEventLog implements EventLog {
     return subscription;
   }
 
-  async *read(
-    topic: string,
-    options: { fromOffset?: number; partition?: number } = {},
-  ): AsyncIterable<StoredEvent> {
+  async *read(topic: string, options: ReadOptions = {}): AsyncIterable<StoredEvent> {
+    for await (const batch of this.readBatches(topic, options)) yield* batch;
+  }
+
+  /** Partition after partition, each in the batches its fetches return. */
+  async *readBatches(topic: string, options: ReadOptions = {}): AsyncIterable<StoredEvent[]> {
     this.assertOpen();
     const partitions = await this.topics.existing(topic);
     if (partitions === undefined) return;
     if (options.partition === undefined) {
       for (let partition = 0; partition < partitions; partition++) {
-        yield* this.read(topic, { ...options, partition });
+        yield* this.readBatches(topic, { ...options, partition });
       }
       return;
     }
@@ -247,7 +250,7 @@ export class KafkaEventLog implements EventLog {
     }
     const { low, high } = (await this.topicOffsets(topic)).find((p) => p.partition === partition)!;
     const from = Math.max(options.fromOffset ?? 0, Number(low));
-    yield* readPartition(
+    yield* readPartitionBatches(
       this.host,
       this.throwawayGroup('read'),
       topic,

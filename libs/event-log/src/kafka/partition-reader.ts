@@ -38,10 +38,11 @@ function onePartition(topic: string, partition: number): PartitionAssigner {
 
 /**
  * Reads offsets [from, end) of one partition through a consumer of a throwaway group whose only
- * member is assigned that partition and seeks to where the read is whenever it joins. The consumer
- * fetches only as fast as the caller iterates; it commits nothing, so the broker drops the group.
+ * member is assigned that partition and seeks to where the read is whenever it joins. Yields the
+ * fetched batches as they come (one await per batch, not per event). The consumer fetches only as
+ * fast as the caller iterates; it commits nothing, so the broker drops the group.
  */
-export async function* readPartition(
+export async function* readPartitionBatches(
   host: ReaderHost,
   groupId: string,
   topic: string,
@@ -49,7 +50,7 @@ export async function* readPartition(
   from: number,
   end: number,
   register: (stop: (error: Error) => void) => () => void,
-): AsyncGenerator<StoredEvent> {
+): AsyncGenerator<StoredEvent[]> {
   if (from >= end) return;
   const handoff = new Handoff<StoredEvent[]>(READ_AHEAD_BATCHES);
   const unregister = register((error) => handoff.fail(error));
@@ -90,12 +91,10 @@ export async function* readPartition(
     });
     let next = from;
     while (next < end) {
-      for (const event of await handoff.take()) {
-        if (event.offset < next) continue;
-        yield event;
-        next = event.offset + 1;
-        if (next >= end) break;
-      }
+      // The batch callback hands each offset of [from, end) on once, in order, never an empty batch.
+      const batch = await handoff.take();
+      next = batch[batch.length - 1].offset + 1;
+      yield batch;
     }
   } finally {
     unregister();

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { envelope, type EventEnvelope } from '@thumbforge/contracts';
+import { envelope, type EventEnvelope, type StoredEvent } from '@thumbforge/contracts';
+import type { EventLog } from '../port.js';
 
 export interface Deferred<T = void> {
   promise: Promise<T>;
@@ -48,4 +49,20 @@ export async function collect<T>(iterable: AsyncIterable<T>): Promise<T[]> {
 
 export function tick(ms = 0): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** What a group would still be handed from its committed positions: nothing, once it has handled everything. */
+export async function leftForGroup(log: EventLog, group: string, topics: string[]): Promise<StoredEvent[]> {
+  const left: StoredEvent[] = [];
+  const resumed = await log.subscribe({
+    group,
+    topics,
+    from: 'committed',
+    handle: async (event) => {
+      left.push(event);
+    },
+  });
+  await resumed.caughtUp;
+  await resumed.close();
+  return left;
 }

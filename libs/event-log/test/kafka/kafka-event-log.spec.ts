@@ -6,7 +6,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { keepProjection, positionKey, type Subscription } from '../../src/index.js';
 import { EVENT_TOPIC_CONFIG, KafkaEventLog, type KafkaEventLogOptions } from '../../src/kafka/index.js';
 import { createKeyPartitioner } from '../../src/kafka/partitioner.js';
-import { collect, describeEventLogContract, testEvent, uniqueName } from '../../src/testing/index.js';
+import {
+  collect,
+  describeEventLogContract,
+  leftForGroup,
+  testEvent,
+  uniqueName,
+} from '../../src/testing/index.js';
 
 /** The first run resolves Kafka from Maven Central; later runs start the cached broker in seconds. */
 const PROVISIONING_TIMEOUT_MS = 15 * 60_000;
@@ -175,18 +181,7 @@ describe('KafkaEventLog on a real broker', () => {
     }
     await sub.close();
 
-    const again: StoredEvent[] = [];
-    const resumed = await log.subscribe({
-      group,
-      topics: [topic],
-      from: 'committed',
-      handle: async (event) => {
-        again.push(event);
-      },
-    });
-    await resumed.caughtUp;
-    expect(again).toEqual([]);
-    await resumed.close();
+    expect(await leftForGroup(log, group, [topic])).toEqual([]);
   });
 
   it('shares a group between replicas and hands every event on, in key order, across rebalances', async () => {
@@ -237,18 +232,7 @@ describe('KafkaEventLog on a real broker', () => {
       expect(order).toEqual([...order].sort((x, y) => x - y));
     }
 
-    const after: StoredEvent[] = [];
-    const resumed = await first.subscribe({
-      group,
-      topics: [topic],
-      from: 'committed',
-      handle: async (event) => {
-        after.push(event);
-      },
-    });
-    await resumed.caughtUp;
-    expect(after).toEqual([]);
-    await resumed.close();
+    expect(await leftForGroup(first, group, [topic])).toEqual([]);
   });
 });
 
