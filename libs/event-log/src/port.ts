@@ -53,9 +53,8 @@ export interface SubscriptionOptions {
   /**
    * Events handled at once (default 1: one after another). Above 1, later events of a partition start
    * before earlier ones finish, so only handlers that need no order among themselves may ask for it;
-   * a position is still committed only once every event before it was handled. The embedded file log
-   * honours it; the Kafka log handles a partition's events one at a time, spreading partitions over
-   * a group's members instead.
+   * they still start in log order, and a position is committed only once every event before it was
+   * handled. The file and Kafka logs honour it (the in-memory test double does not).
    */
   concurrency?: number;
   /**
@@ -137,3 +136,13 @@ export async function* readBatches(
 }
 
 export const EVENT_LOG = Symbol.for('thumbforge.EventLog');
+
+/** Refuses counts of a subscription that are not positive integers, before anything is started. */
+export function assertSubscriptionCounts(options: SubscriptionOptions): void {
+  for (const name of ['maxAttempts', 'concurrency'] as const) {
+    const value = options[name];
+    if (value !== undefined && (!Number.isSafeInteger(value) || value < 1)) {
+      throw new RangeError(`${name} must be a positive integer`);
+    }
+  }
+}

@@ -1,9 +1,11 @@
 import { describeEventLogContract, MemoryEventLog } from '../src/testing/index.js';
 import { makeFileLog } from './support.js';
 
-describeEventLogContract('FileEventLog', () => makeFileLog());
-describeEventLogContract('FileEventLog, no fsync, 512-byte segments', () =>
-  makeFileLog({ fsync: 'never', segmentBytes: 512 }),
+describeEventLogContract('FileEventLog', () => makeFileLog(), { concurrency: true });
+describeEventLogContract(
+  'FileEventLog, no fsync, 512-byte segments',
+  () => makeFileLog({ fsync: 'never', segmentBytes: 512 }),
+  { concurrency: true },
 );
 
 // The in-memory double that services' unit tests use keeps the port's promises too.

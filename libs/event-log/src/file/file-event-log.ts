@@ -5,6 +5,7 @@ import type { EventEnvelope, StoredEvent } from '@thumbforge/contracts';
 import { DEAD_LETTER_TOPIC } from '../dead-letter.js';
 import {
   assertSinglePartition,
+  assertSubscriptionCounts,
   positionKey,
   type AppendOptions,
   type EventLog,
@@ -604,14 +605,7 @@ export class FileEventLog implements EventLog {
       throw new TypeError('topics are required');
     options.topics.forEach(assertTopic);
     if (typeof options.handle !== 'function') throw new TypeError('handle must be a function');
-    const maxAttempts = options.maxAttempts;
-    if (maxAttempts !== undefined && (!Number.isSafeInteger(maxAttempts) || maxAttempts < 1)) {
-      throw new RangeError('maxAttempts must be a positive integer');
-    }
-    const concurrency = options.concurrency;
-    if (concurrency !== undefined && (!Number.isSafeInteger(concurrency) || concurrency < 1)) {
-      throw new RangeError('concurrency must be a positive integer');
-    }
+    assertSubscriptionCounts(options);
     const topics = [...new Set(options.topics)];
     let committer: GroupCommitter | undefined;
     let startAt: (topic: string) => number;

@@ -14,6 +14,7 @@ import {
 import { DEAD_LETTER_TOPIC } from '../dead-letter.js';
 import { LEASE_TOPIC } from '../projector.js';
 import {
+  assertSubscriptionCounts,
   positionKey,
   type AppendOptions,
   type EventLog,
@@ -216,6 +217,7 @@ export class KafkaEventLog implements EventLog {
     this.assertOpen();
     const topics = [...new Set(options.topics)];
     if (topics.length === 0) throw new TypeError('a subscription needs at least one topic');
+    assertSubscriptionCounts(options);
     const plan = await this.plan(options, topics);
     this.assertOpen();
     const subscription = new KafkaSubscription(this.host, options, plan);

@@ -72,6 +72,17 @@ export class KafkaSubscription implements Subscription {
   private resolveCaughtUp!: () => void;
   private rejectCaughtUp!: (error: Error) => void;
   private readonly inflight = new Set<Promise<void>>();
+  /** Events handled at once (`SubscriptionOptions.concurrency`). */
+  private readonly concurrency: number;
+  /** With concurrency: events whose handler runs, across partitions, and who waits for one to end. */
+  private handling = 0;
+  private slotWaiters: (() => void)[] = [];
+  /**
+   * With concurrency: per partition, the next offset to hand out (ahead of `next` while events are in
+   * flight) and the dispatched events, oldest first, until they and all before them are done.
+   */
+  private readonly dispatched = new Map<string, number>();
+  private readonly pending = new Map<string, { offset: number; done: boolean }[]>();
   private readonly sleeping = new Set<() => void>();
   /** Commits go out one after another, so a later position never lands before an earlier one. */
   private committing: Promise<void> = Promise.resolve();
@@ -85,6 +96,7 @@ export class KafkaSubscription implements Subscription {
     private readonly plan: SubscriptionPlan,
   ) {
     this.maxAttempts = options.maxAttempts ?? 5;
+    this.concurrency = options.concurrency ?? 1;
     for (const [key, offset] of plan.start) this.next.set(key, offset);
     this.consumer = host.kafka.consumer(host.consumerConfig(plan.groupId));
     this.caughtUp = new Promise<void>((resolve, reject) => {
@@ -140,7 +152,8 @@ export class KafkaSubscription implements Subscription {
       eachBatchAutoResolve: false,
       // Each partition's batches still come one at a time, in order.
       partitionsConsumedConcurrently: this.options.partitionsAtOnce ? this.partitionCount : 1,
-      eachBatch: (payload) => this.track(this.handleBatch(payload)),
+      eachBatch: (payload) =>
+        this.track(this.concurrency === 1 ? this.handleBatch(payload) : this.dispatchBatch(payload)),
     });
     this.pollGroupIfWaiting();
   }
@@ -168,6 +181,7 @@ export class KafkaSubscription implements Subscription {
   private async shutdown(): Promise<void> {
     this.closing = true;
     for (const wake of this.sleeping) wake();
+    for (const wake of this.slotWaiters.splice(0)) wake();
     clearInterval(this.pollTimer);
     try {
       await Promise.allSettled([...this.inflight]);
@@ -243,6 +257,94 @@ export class KafkaSubscription implements Subscription {
       // Also when a heartbeat reports a rebalance: the group still accepts this generation's commits
       // until this member rejoins, so the next owner starts after what was handled here.
       if (this.commits) await this.commit();
+    }
+  }
+
+  /**
+   * With concurrency: starts each event's handler once fewer than `concurrency` run, and returns when
+   * the batch is handed out, not handled, so that events fetched one at a time (a live tail) still
+   * overlap. kafkajs fetches on from the offsets resolved here; the position committed and waited for
+   * moves past an event only once it and every event before it in its partition were handled.
+   */
+  private async dispatchBatch({ batch, resolveOffset, heartbeat, isRunning, isStale }: EachBatchPayload) {
+    const { topic, partition } = batch;
+    const key = positionKey(topic, partition);
+    for (const message of batch.messages) {
+      const offset = Number(message.offset);
+      // Handed out already (in flight, or done) by this member: a rebalance that gave the partition
+      // back fetches from the group's commit, which may lie behind.
+      if (offset < (this.dispatched.get(key) ?? this.next.get(key) ?? 0)) {
+        resolveOffset(message.offset);
+        continue;
+      }
+      await this.freeSlot();
+      if (this.closing || !isRunning() || isStale()) break;
+      this.dispatched.set(key, offset + 1);
+      const entry = { offset, done: false };
+      const pending = this.pending.get(key) ?? [];
+      this.pending.set(key, pending);
+      pending.push(entry);
+      resolveOffset(message.offset);
+      let event: StoredEvent;
+      try {
+        event = fromMessage(topic, partition, message);
+      } catch (error) {
+        this.host.onError(error, `group ${this.options.group} skipping ${key}@${offset}`);
+        this.finish(key, topic, partition, entry);
+        continue;
+      }
+      this.handling++;
+      void this.track(
+        this.handleDispatched(event, heartbeat, () => this.finish(key, topic, partition, entry)).finally(
+          () => {
+            this.handling--;
+            this.slotWaiters.shift()?.();
+          },
+        ),
+      );
+    }
+  }
+
+  /**
+   * Delivers a dispatched event until it is handled or dead-lettered. Nothing waits on it to take a
+   * failure of the dead-letter append, so that failure is reported and the event delivered again.
+   */
+  private async handleDispatched(
+    event: StoredEvent,
+    heartbeat: () => Promise<void>,
+    handled: () => void,
+  ): Promise<void> {
+    while (!this.closing) {
+      try {
+        if (await this.deliver(event, heartbeat)) handled();
+        return;
+      } catch (error) {
+        this.host.onError(
+          error,
+          `group ${this.options.group} handling ${positionKey(event.topic, event.partition)}@${event.offset}`,
+        );
+        await this.sleep(this.host.retryDelayMs(this.maxAttempts));
+      }
+    }
+  }
+
+  private async freeSlot(): Promise<void> {
+    while (this.handling >= this.concurrency && !this.closing) {
+      await new Promise<void>((resolve) => this.slotWaiters.push(resolve));
+    }
+  }
+
+  /** Marks a dispatched event handled and moves its partition past every handled event at its head. */
+  private finish(key: string, topic: string, partition: number, entry: { done: boolean }): void {
+    entry.done = true;
+    const pending = this.pending.get(key)!;
+    let handled: number | undefined;
+    while (pending[0]?.done) handled = pending.shift()!.offset;
+    if (handled === undefined) return;
+    this.advance(key, topic, partition, handled + 1);
+    // Quiet again, or long enough since the last: the group learns the position now.
+    if (this.commits && (pending.length === 0 || Date.now() - this.lastCommit >= COMMIT_INTERVAL_MS)) {
+      void this.commit();
     }
   }
 

@@ -2,7 +2,7 @@ import type { StoredEvent } from '@thumbforge/contracts';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DEAD_LETTER_EVENT_TYPE, DEAD_LETTER_TOPIC, isDeadLetterEvent } from '../dead-letter.js';
 import { positionKey, readBatches, type EventLog, type Subscription } from '../port.js';
-import { collect, deferred, testEvent, tick, uniqueName } from './helpers.js';
+import { collect, deferred, eventually, leftForGroup, testEvent, tick, uniqueName } from './helpers.js';
 
 export interface EventLogContext {
   log: EventLog;
@@ -16,10 +16,47 @@ export interface EventLogContext {
 }
 
 /**
+ * A context over durable storage: `reopen` closes the newest log and opens another on the same
+ * storage; `cleanup` closes every log opened, then runs `removeStorage`.
+ */
+export async function reopenableLog(
+  open: () => Promise<EventLog>,
+  removeStorage: () => Promise<void> = async () => undefined,
+): Promise<EventLogContext> {
+  const opened: EventLog[] = [];
+  const next = async () => {
+    const log = await open();
+    opened.push(log);
+    return log;
+  };
+  return {
+    log: await next(),
+    reopen: async () => {
+      await opened.at(-1)!.close();
+      return next();
+    },
+    cleanup: async () => {
+      for (const log of opened) await log.close();
+      await removeStorage();
+    },
+  };
+}
+
+/** What an adapter offers beyond the port's required behaviour, and the contract then checks too. */
+export interface EventLogFeatures {
+  /** Honours `SubscriptionOptions.concurrency`. */
+  concurrency?: boolean;
+}
+
+/**
  * The behaviour every EventLog adapter must have. Each test gets a fresh log from `makeLog` and uses
  * its own topic and group names, so adapters backed by a shared server can run it too.
  */
-export function describeEventLogContract(name: string, makeLog: () => Promise<EventLogContext>): void {
+export function describeEventLogContract(
+  name: string,
+  makeLog: () => Promise<EventLogContext>,
+  features: EventLogFeatures = {},
+): void {
   describe(`EventLog contract: ${name}`, () => {
     let ctx: EventLogContext;
     let log: EventLog;
@@ -527,5 +564,114 @@ export function describeEventLogContract(name: string, makeLog: () => Promise<Ev
         await expect(waiting).rejects.toThrow();
       });
     });
+
+    if (features.concurrency) {
+      describe('concurrent handling', () => {
+        /** Subscribes a new group with `concurrency`; the handler records how many ran at once. */
+        async function concurrent(
+          topic: string,
+          concurrency: number,
+          handle: (event: StoredEvent) => Promise<void>,
+        ) {
+          const state = { running: 0, most: 0, handled: [] as number[] };
+          const group = uniqueName('g');
+          const sub = await log.subscribe({
+            group,
+            topics: [topic],
+            from: 'committed',
+            concurrency,
+            handle: async (event) => {
+              state.most = Math.max(state.most, ++state.running);
+              try {
+                await handle(event);
+              } finally {
+                state.running--;
+              }
+              state.handled.push(event.offset);
+            },
+          });
+          return { sub, group, state };
+        }
+
+        it('hands out up to `concurrency` events at once and handles every one', async () => {
+          const topic = uniqueName('t');
+          await appendN(topic, 12);
+          const { sub, state } = await concurrent(topic, 3, () => tick(2));
+          await sub.caughtUp;
+          expect(state.most).toBe(3);
+          expect(state.handled.sort((a, b) => a - b)).toEqual(range(0, 12));
+          await sub.close();
+        });
+
+        it('overlaps events appended one at a time, in log order, and commits them all', async () => {
+          const topic = uniqueName('t');
+          const gate = deferred();
+          const started: number[] = [];
+          const { sub, group, state } = await concurrent(topic, 3, async (event) => {
+            started.push(event.offset);
+            await gate.promise;
+          });
+          for (let n = 0; n < 3; n++) {
+            await appendN(topic, 1, n);
+            // Each is on the log before the next is appended: a live tail hands them on one by one.
+            await eventually(() => started.length === n + 1);
+          }
+          expect(state.running).toBe(3);
+          expect(started).toEqual([0, 1, 2]);
+          gate.resolve();
+          await sub.waitFor(topic, 2);
+          await sub.close();
+          expect(await leftForGroup(log, group, [topic])).toEqual([]);
+        });
+
+        it('moves no position past an event still being handled', async () => {
+          const topic = uniqueName('t');
+          await appendN(topic, 3);
+          const first = deferred();
+          const { sub, state } = await concurrent(topic, 2, async (event) => {
+            if (event.offset === 0) await first.promise;
+          });
+          await eventually(() => state.handled.length === 2);
+          let reached = false;
+          const waiting = sub.waitFor(topic, 1).then(() => (reached = true));
+          await tick(50);
+          expect(reached).toBe(false);
+          first.resolve();
+          await waiting;
+          await sub.caughtUp;
+          await sub.close();
+        });
+
+        it('commits no position past an event still being handled, so the group is handed it again', async () => {
+          const topic = uniqueName('t');
+          await appendN(topic, 3);
+          const group = uniqueName('g');
+          let laterHandled = 0;
+          const sub = await log.subscribe({
+            group,
+            topics: [topic],
+            from: 'committed',
+            concurrency: 2,
+            maxAttempts: 1_000_000,
+            handle: async (event) => {
+              // The first event keeps failing and waits for retries; the later ones finish meanwhile.
+              if (event.offset === 0) throw new Error('not yet');
+              laterHandled++;
+            },
+          });
+          await eventually(() => laterHandled === 2);
+          await sub.close();
+          expect(offsetsOf(await leftForGroup(log, group, [topic]))).toEqual([0, 1, 2]);
+        });
+
+        it('refuses a concurrency that is not a positive integer', async () => {
+          for (const concurrency of [0, 1.5, -1]) {
+            await expect(
+              log.subscribe({ group: 'g', topics: ['t'], from: 'end', concurrency, handle: async () => {} }),
+            ).rejects.toThrow(/concurrency/);
+          }
+        });
+      });
+    }
   });
 }

@@ -66,3 +66,12 @@ export async function leftForGroup(log: EventLog, group: string, topics: string[
   await resumed.close();
   return left;
 }
+
+/** Waits until `condition` holds, looking every few milliseconds; throws after `timeoutMs`. */
+export async function eventually(condition: () => boolean, timeoutMs = 15_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await tick(5);
+  }
+}

@@ -1,3 +1,12 @@
-export { describeEventLogContract, type EventLogContext } from './event-log-contract.js';
-export { collect, deferred, leftForGroup, testEvent, tick, uniqueName, type Deferred } from './helpers.js';
+export { describeEventLogContract, reopenableLog, type EventLogContext } from './event-log-contract.js';
+export {
+  collect,
+  deferred,
+  eventually,
+  leftForGroup,
+  testEvent,
+  tick,
+  uniqueName,
+  type Deferred,
+} from './helpers.js';
 export { MemoryEventLog } from './memory-event-log.js';
