@@ -11,6 +11,11 @@ export interface ProjectorOptions {
   /** Folds one event into the store's documents. */
   apply(event: StoredEvent, store: ProjectionStore): Promise<void>;
   maxAttempts?: number;
+  /**
+   * Collections nothing but this projection writes. While a replica holds the write lease
+   * (`keepProjection`), its reads of them are answered from what it wrote (`cacheOwnWrites`).
+   */
+  owns?: string[];
 }
 
 /**
@@ -161,10 +166,18 @@ export async function keepProjection(options: ProjectorOptions): Promise<KeptPro
   const { log, store, name } = options;
   let writer: Promise<Subscription | null> = Promise.resolve(null);
   let closed = false;
+  const cacheOwnWrites = (on: boolean) => {
+    for (const collection of options.owns ?? []) store.collection(collection).cacheOwnWrites?.(on);
+  };
   // Lease changes are applied one after the other: a writer is closed before the next one starts.
   const lead = (leading: boolean) => {
+    // Reads stop trusting this replica's own writes as soon as another may write.
+    if (!leading) cacheOwnWrites(false);
     writer = writer.then(async (current) => {
-      if (leading && !current && !closed) return startProjector(options);
+      if (leading && !current && !closed) {
+        cacheOwnWrites(true);
+        return startProjector(options);
+      }
       if (!leading && current) await current.close().catch(() => undefined);
       return leading ? current : null;
     });
@@ -262,6 +275,8 @@ export abstract class Projection {
     protected readonly store: ProjectionStore,
     private readonly name: string,
     private readonly topics: string[],
+    /** The collections only this projection writes (`ProjectorOptions.owns`). */
+    private readonly owns: string[] = [],
   ) {}
 
   protected abstract apply(event: StoredEvent): Promise<void>;
@@ -272,6 +287,7 @@ export abstract class Projection {
       store: this.store,
       name: this.name,
       topics: this.topics,
+      owns: this.owns,
       apply: (event) => this.apply(event),
     });
   }

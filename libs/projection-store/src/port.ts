@@ -38,6 +38,13 @@ export interface ProjectionCollection<T extends Document> {
   find(filter: Partial<T>, options?: FindOptions<T>): Promise<T[]>;
   count(): Promise<number>;
   clear(): Promise<void>;
+  /**
+   * Tells a store that keeps its documents elsewhere (MongoDB) whether this process is, for now, the
+   * collection's only writer. While it is, `get` answers from what this process last wrote or read
+   * instead of asking the server; turned on or off, it forgets all of that. The projection's writer
+   * turns it on when it takes the lease and off when it loses it.
+   */
+  cacheOwnWrites?(on: boolean): void;
 }
 
 export type Positions = Record<string, number>;

@@ -1,6 +1,11 @@
 import type { StoredEvent } from '@thumbforge/contracts';
 import { startInfrastructure, type RunningInfrastructure } from '@thumbforge/infra';
-import { MemoryProjectionStore } from '@thumbforge/projection-store';
+import {
+  MemoryProjectionStore,
+  type Document,
+  type ProjectionCollection,
+  type ProjectionStore,
+} from '@thumbforge/projection-store';
 import { ConfigResourceTypes, Kafka, logLevel } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { keepProjection, positionKey, type Subscription } from '../../src/index.js';
@@ -10,6 +15,7 @@ import {
   collect,
   describeEventLogContract,
   leftForGroup,
+  reopenableLog,
   testEvent,
   uniqueName,
 } from '../../src/testing/index.js';
@@ -33,24 +39,7 @@ async function openKafkaLog(options: Partial<KafkaEventLogOptions> = {}): Promis
   return log;
 }
 
-describeEventLogContract('KafkaEventLog', async () => {
-  const opened: KafkaEventLog[] = [];
-  const next = async () => {
-    const log = await openKafkaLog();
-    opened.push(log);
-    return log;
-  };
-  return {
-    log: await next(),
-    reopen: async () => {
-      await opened.at(-1)!.close();
-      return next();
-    },
-    cleanup: async () => {
-      await Promise.all(opened.map((log) => log.close()));
-    },
-  };
-});
+describeEventLogContract('KafkaEventLog', () => reopenableLog(() => openKafkaLog()), { concurrency: true });
 
 describe('KafkaEventLog on a real broker', () => {
   const logs: KafkaEventLog[] = [];
@@ -282,12 +271,25 @@ describe('a projection kept by two replicas over one store', () => {
     const topic = uniqueName('kept');
     const name = uniqueName('projection');
     const applied: { replica: string; id: string }[] = [];
+    // Per replica, whether it was last told it is the only writer of the projection's collection.
+    const trusting = new Map<string, boolean>();
+    const storeOf = (replica: string): ProjectionStore => ({
+      collection: <T extends Document>(collection: string) =>
+        Object.assign(Object.create(store.collection<T>(collection)) as ProjectionCollection<T>, {
+          cacheOwnWrites: (on: boolean) => trusting.set(replica, on),
+        }),
+      positions: (projection) => store.positions(projection),
+      savePositions: (projection, positions) => store.savePositions(projection, positions),
+      ping: () => store.ping(),
+      close: () => store.close(),
+    });
     const keep = (replica: string, log: KafkaEventLog) =>
       keepProjection({
         log,
-        store,
+        store: storeOf(replica),
         name,
         topics: [topic],
+        owns: ['docs'],
         apply: async (event) => {
           applied.push({ replica, id: event.id });
         },
@@ -301,6 +303,7 @@ describe('a projection kept by two replicas over one store', () => {
       const a = await keep('a', one);
       await a.caughtUp;
       expect(new Set(applied.map((x) => x.replica))).toEqual(new Set(['a']));
+      expect(trusting.get('a')).toBe(true);
       // The lease may move to b when it joins; a is idle then, so nothing is applied twice.
       const b = await keep('b', two);
       await b.caughtUp;
@@ -316,16 +319,23 @@ describe('a projection kept by two replicas over one store', () => {
       const holder = applied.at(-1)!.replica;
       expect(new Set(applied.slice(10).map((x) => x.replica))).toEqual(new Set([holder]));
 
+      const other = holder === 'a' ? 'b' : 'a';
+      expect(trusting.get(holder)).toBe(true);
+      expect(trusting.get(other) ?? false).toBe(false);
+
       const [leaving, staying] = holder === 'a' ? [a, b] : [b, a];
       await leaving.close();
+      expect(trusting.get(holder)).toBe(false);
       const last = await one.append(
         topic,
         Array.from({ length: 6 }, (_, i) => testEvent(20 + i, `acc_${i % 4}`)),
       );
       for (const event of last) await staying.reached(event);
       expect(applied).toHaveLength(26);
-      expect(new Set(applied.slice(20).map((x) => x.replica))).toEqual(new Set([holder === 'a' ? 'b' : 'a']));
+      expect(new Set(applied.slice(20).map((x) => x.replica))).toEqual(new Set([other]));
+      expect(trusting.get(other)).toBe(true);
       await staying.close();
+      expect(trusting.get(other)).toBe(false);
     } finally {
       await Promise.all([one.close(), two.close()]);
     }

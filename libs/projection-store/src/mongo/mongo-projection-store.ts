@@ -48,6 +48,14 @@ function assertId(doc: Document): void {
   }
 }
 
+/** A document's version as this process last saw it: no document and no revision when absent. */
+type Known<T> = { doc: T; revision: string | null } | { doc: undefined; revision: undefined };
+
+/** A document written before revisions existed has none: null matches a missing field. */
+function revisionOf(raw: mongo.Document): string | null {
+  return (raw[REVISION] as string | undefined) ?? null;
+}
+
 function isDuplicateKey(error: unknown): boolean {
   return (error as { code?: unknown }).code === 11000;
 }
@@ -63,21 +71,39 @@ function assertPositions(positions: Positions): void {
 class MongoCollection<T extends Document> implements ProjectionCollection<T> {
   private readonly indexed = new Map<string, Promise<void>>();
   /**
-   * Per id, the version this process's last `update` wrote: the next update changes it and replaces
+   * Per id, the version this process last wrote (or, while `cacheOwnWrites` is on, read), with its
+   * revision; `undefined` for a document known to be absent. The next update changes it and replaces
    * it conditionally without reading it first. A projection's one writer updates the same documents
    * event after event, so this saves a round trip per event; when another writer changed the
    * document meanwhile, the revision no longer matches and the update reads it as before.
    */
-  private readonly written = new Map<string, { revision: string; doc: T }>();
+  private readonly written = new Map<string, Known<T>>();
+  /** Whether `get` may answer from `written` (`cacheOwnWrites`). */
+  private ownWrites = false;
 
   constructor(
     private readonly native: () => mongo.Collection<mongo.Document>,
     private readonly name: string,
   ) {}
 
+  cacheOwnWrites(on: boolean): void {
+    this.ownWrites = on;
+    this.written.clear();
+  }
+
   async get(id: string): Promise<T | undefined> {
+    if (this.ownWrites) {
+      const known = this.written.get(id);
+      if (known) return known.doc;
+    }
     const found = await this.native().findOne({ _id: id as never });
-    return found ? this.decode(found) : undefined;
+    if (!found) {
+      if (this.ownWrites) this.keep(id, { doc: undefined, revision: undefined });
+      return undefined;
+    }
+    const doc = this.decode(found);
+    if (this.ownWrites) this.keep(id, { doc: structuredClone(doc), revision: revisionOf(found) });
+    return doc;
   }
 
   async put(doc: T): Promise<void> {
@@ -87,6 +113,7 @@ class MongoCollection<T extends Document> implements ProjectionCollection<T> {
     for (let attempt = 1; ; attempt++) {
       try {
         await this.native().replaceOne({ _id: doc.id as never }, fields, { upsert: true });
+        this.remember(doc, fields);
         return;
       } catch (error) {
         // Two upserts of a new id race to insert it; the loser finds it inserted and replaces it.
@@ -99,7 +126,9 @@ class MongoCollection<T extends Document> implements ProjectionCollection<T> {
     assertId(doc);
     this.written.delete(doc.id);
     try {
-      await this.native().insertOne({ _id: doc.id as never, ...this.encode(doc) });
+      const fields = this.encode(doc);
+      await this.native().insertOne({ _id: doc.id as never, ...fields });
+      this.remember(doc, fields);
       return true;
     } catch (error) {
       if (isDuplicateKey(error)) return false;
@@ -117,13 +146,13 @@ class MongoCollection<T extends Document> implements ProjectionCollection<T> {
       } else {
         const raw = await this.native().findOne({ _id: id as never });
         current = raw ? this.decode(raw) : undefined;
-        // A document written before revisions existed has none: null matches a missing field.
-        revision = raw ? ((raw[REVISION] as string | undefined) ?? null) : undefined;
+        revision = raw ? revisionOf(raw) : undefined;
       }
       const next = change(current);
       if (next === undefined || next === current) {
-        // No change is an answer only about the stored version: ask again on a fresh read.
-        if (!remembered) return current;
+        // No change is an answer only about the stored version: ask again on a fresh read, unless
+        // this process is the only writer, whose last version is the stored one.
+        if (!remembered || this.ownWrites) return current;
         remembered = undefined;
         continue;
       }
@@ -132,10 +161,10 @@ class MongoCollection<T extends Document> implements ProjectionCollection<T> {
       if (next.id !== id) throw new TypeError(`update of ${id} returned a document with id ${next.id}`);
       const fields = this.encode(next);
       if (revision !== undefined) {
-        const { matchedCount } = await this.native().replaceOne(
-          { _id: id as never, [REVISION]: revision },
-          fields,
-        );
+        // The only writer needs no condition; and FerretDB looks a document up by its index only
+        // when the filter is its id alone.
+        const filter = this.ownWrites ? { _id: id } : { _id: id, [REVISION]: revision };
+        const { matchedCount } = await this.native().replaceOne(filter as never, fields);
         if (matchedCount === 1) return this.remember(next, fields);
       } else {
         try {
@@ -152,15 +181,20 @@ class MongoCollection<T extends Document> implements ProjectionCollection<T> {
 
   /** Keeps a private copy: documents handed out are read-only, but nothing stops a caller. */
   private remember(doc: T, fields: Record<string, unknown>): T {
-    this.written.delete(doc.id);
-    this.written.set(doc.id, { revision: fields[REVISION] as string, doc: structuredClone(doc) });
-    if (this.written.size > MAX_REMEMBERED) this.written.delete(this.written.keys().next().value!);
+    this.keep(doc.id, { revision: fields[REVISION] as string, doc: structuredClone(doc) });
     return doc;
+  }
+
+  private keep(id: string, known: Known<T>): void {
+    this.written.delete(id);
+    this.written.set(id, known);
+    if (this.written.size > MAX_REMEMBERED) this.written.delete(this.written.keys().next().value!);
   }
 
   async delete(id: string): Promise<void> {
     this.written.delete(id);
     await this.native().deleteOne({ _id: id as never });
+    if (this.ownWrites) this.keep(id, { doc: undefined, revision: undefined });
   }
 
   async find(filter: Partial<T>, options: FindOptions<T> = {}): Promise<T[]> {

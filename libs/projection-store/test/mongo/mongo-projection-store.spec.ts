@@ -164,6 +164,53 @@ describe('MongoProjectionStore on FerretDB', () => {
     }
   });
 
+  it('answers reads from what it wrote or read only while it is the only writer', async () => {
+    const name = unique('owned');
+    const mine = store.collection<Doc>(name);
+    const other = await openStore();
+    try {
+      const theirs = other.collection<Doc>(name);
+      await theirs.put({ id: 'a', n: 1 });
+      mine.cacheOwnWrites?.(true);
+      await mine.update('b', () => ({ id: 'b', n: 1 }));
+      expect(await mine.get('a')).toEqual({ id: 'a', n: 1 });
+      expect(await mine.get('absent')).toBeUndefined();
+      const reads = vi.spyOn(mongoose.mongo.Collection.prototype, 'findOne');
+      const replaces = vi.spyOn(mongoose.mongo.Collection.prototype, 'replaceOne');
+      try {
+        expect(await mine.get('a')).toEqual({ id: 'a', n: 1 });
+        expect(await mine.get('b')).toEqual({ id: 'b', n: 1 });
+        expect(await mine.get('absent')).toBeUndefined();
+        await mine.put({ id: 'c', n: 3 });
+        // The only writer replaces by id alone: no revision to match, which FerretDB would scan for.
+        expect(await mine.update('c', (doc) => ({ ...doc!, n: 4 }))).toEqual({ id: 'c', n: 4 });
+        expect(replaces.mock.calls.at(-1)![0]).toEqual({ _id: 'c' });
+        await mine.delete('b');
+        expect(await mine.get('c')).toEqual({ id: 'c', n: 4 });
+        expect(await mine.get('b')).toBeUndefined();
+        expect(reads).not.toHaveBeenCalled();
+      } finally {
+        reads.mockRestore();
+        replaces.mockRestore();
+      }
+      // Another writer is exactly what the promise rules out: its change is not seen...
+      await theirs.put({ id: 'a', n: 2 });
+      await theirs.put({ id: 'absent', n: 9 });
+      expect(await mine.get('a')).toEqual({ id: 'a', n: 1 });
+      expect(await mine.get('absent')).toBeUndefined();
+      // ...until the lease moves: turned off, every read asks the server again.
+      mine.cacheOwnWrites?.(false);
+      expect(await mine.get('a')).toEqual({ id: 'a', n: 2 });
+      expect(await mine.get('absent')).toEqual({ id: 'absent', n: 9 });
+      // Turned on again, what it knew before is forgotten.
+      await theirs.put({ id: 'c', n: 5 });
+      mine.cacheOwnWrites?.(true);
+      expect(await mine.get('c')).toEqual({ id: 'c', n: 5 });
+    } finally {
+      await other.close();
+    }
+  });
+
   it('ends concurrent puts of one id with one whole version', async () => {
     const docs = store.collection<Doc>(unique('race'));
     const versions = Array.from({ length: 12 }, (_, i) => ({

@@ -60,7 +60,13 @@ export class LedgerProjection extends Projection {
   private readonly appended = new Map<number, number>();
 
   constructor(@Inject(EVENT_LOG) log: EventLog, @Inject(PROJECTION_STORE) store: ProjectionStore) {
-    super(log, store, 'billing', [TOPICS.billing]);
+    super(
+      log,
+      store,
+      'billing',
+      [TOPICS.billing],
+      [LEDGER_COLLECTION, JOB_BILLING_COLLECTION, EPOCH_COLLECTION],
+    );
   }
 
   private get documents(): ProjectionCollection<LedgerDocument> {

@@ -89,7 +89,13 @@ export class GatewayReadModel
     @Inject(PROJECTION_STORE) store: ProjectionStore,
     private readonly readiness: ReadinessRegistry,
   ) {
-    super(log, store, 'gateway', [TOPICS.gateway, TOPICS.billing, TOPICS.jobs, TOPICS.webhooks]);
+    super(
+      log,
+      store,
+      'gateway',
+      [TOPICS.gateway, TOPICS.billing, TOPICS.jobs, TOPICS.webhooks],
+      [KEYS, ACCOUNTS, JOBS, EPOCHS, IDEMPOTENCY, BILLED_JOBS, LEDGER_PAGES],
+    );
   }
 
   async onApplicationBootstrap(): Promise<void> {
