@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess, type ChildProcessByStdio } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import type { Readable } from 'node:stream';
@@ -168,9 +169,10 @@ export async function startLocalCluster(options: LocalClusterOptions = {}): Prom
     ...(options.stateDir ? { stateDir: options.stateDir } : {}),
   });
   const adminToken = options.env?.ADMIN_TOKEN ?? randomBytes(24).toString('hex');
+  const dataDir = mkdtempSync(join(tmpdir(), 'thumbforge-cluster-'));
   const env: Record<string, string> = {
     ...clusterEnv(infra, adminToken),
-    DATA_DIR: mkdtempSync(join(tmpdir(), 'thumbforge-cluster-')),
+    DATA_DIR: dataDir,
     ...options.env,
   };
   const replicas = Object.fromEntries(SERVICES.map((s) => [s, [] as ServiceProcess[]])) as Record<
@@ -191,6 +193,7 @@ export async function startLocalCluster(options: LocalClusterOptions = {}): Prom
           }),
       );
       await infra.stop();
+      await rm(dataDir, { recursive: true, force: true });
     })());
 
   const launch = async (service: ServiceName, replica: number, port: number) => {

@@ -30,10 +30,10 @@ install_kubernetes() {
   ldflags+=" -X k8s.io/component-base/version.gitMajor=1 -X k8s.io/component-base/version.gitMinor=${minor%%.*}"
   local cmd missing=()
   for cmd in $KUBE_COMMANDS; do [ -x "$KUBE_BIN/$cmd" ] || missing+=("$cmd"); done
+  mkdir -p "$src/out"
   if [ ${#missing[@]} -gt 0 ]; then
     log "building ${missing[*]}"
     # One go build for all of them: their shared packages compile once and the links overlap.
-    mkdir -p "$src/out"
     if ! (cd "$src" && kube_go go build -trimpath -ldflags "$ldflags" -o out/ "${missing[@]/#/./cmd/}") >>"$src.log" 2>&1; then
       tail -n 30 "$src.log" >&2
       die "building ${missing[*]} failed (full output: $src.log, work dir: $src)"
@@ -41,7 +41,6 @@ install_kubernetes() {
     for cmd in "${missing[@]}"; do install_binary "$src/out/$cmd" "$KUBE_BIN/$cmd"; done
   fi
   # The sandbox ("pause") container's process: a static C binary, so its image needs nothing else.
-  mkdir -p "$src/out"
   gcc -Os -static -DVERSION="$KUBERNETES_VERSION" -o "$src/out/pause" "$src/build/pause/linux/pause.c" ||
     die "compiling pause.c failed (gcc and the static libc are needed)"
   install_binary "$src/out/pause" "$KUBE_BIN/pause"
