@@ -107,6 +107,36 @@ export function logPosition(event: StoredEvent): string {
   return `${positionKey(event.topic, event.partition)}@${event.offset}`;
 }
 
+/**
+ * A document one fact writes before the document whose positions say the fact is applied
+ * (`foldInto`), stamped with where that fact sits in the log. Applied again after a crash between
+ * the two writes, the fact then finds the document as it was before it (`stampedBefore`). Not the
+ * fact's id: a retried append, or a command decided again, puts the same id at a later offset, and
+ * that copy must find the document as the first one left it.
+ */
+export interface StampedDocument extends Document {
+  setBy: string;
+}
+
+/** The stamped document as `event` found it: none when `event` itself wrote it. */
+export function stampedBefore<S extends StampedDocument>(
+  doc: S | undefined,
+  event: StoredEvent,
+): S | undefined {
+  return doc?.setBy === logPosition(event) ? undefined : doc;
+}
+
+/** Writes what `event` makes of a stamped document, unless `event` wrote it already (`current`). */
+export async function putStamped<S extends StampedDocument>(
+  collection: ProjectionCollection<S>,
+  current: S | undefined,
+  event: StoredEvent,
+  doc: Omit<S, 'setBy'>,
+): Promise<void> {
+  const setBy = logPosition(event);
+  if (current?.setBy !== setBy) await collection.put({ ...doc, setBy } as S);
+}
+
 /** Whether the event is folded into the document already. */
 export function hasFolded(doc: FoldedDocument | undefined, event: StoredEvent): boolean {
   return (doc?.folded?.[positionKey(event.topic, event.partition)] ?? 0) > event.offset;

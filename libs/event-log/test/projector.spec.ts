@@ -2,7 +2,16 @@ import { rm } from 'node:fs/promises';
 import type { StoredEvent } from '@thumbforge/contracts';
 import { MemoryProjectionStore, type ProjectionStore } from '@thumbforge/projection-store';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { positionKey, startProjector, type EventLog, type FileEventLog } from '../src/index.js';
+import {
+  logPosition,
+  positionKey,
+  putStamped,
+  stampedBefore,
+  startProjector,
+  type EventLog,
+  type FileEventLog,
+  type StampedDocument,
+} from '../src/index.js';
 import { testEvent } from '../src/testing/index.js';
 import { openLog, tempDir } from './support.js';
 
@@ -154,5 +163,44 @@ describe('startProjector', () => {
     expect(saves.map((s) => s.offset)).toEqual([...saves.map((s) => s.offset)].sort((x, y) => x - y));
     expect(await store.positions('p')).toEqual({ [positionKey('a')]: 20 });
     expect((await store.collection<TallyDoc>('tally').get('a'))!.offsets).toHaveLength(20);
+  });
+});
+
+describe('stamped documents', () => {
+  interface Billed extends StampedDocument {
+    billing: string;
+  }
+  const at = (offset: number): StoredEvent => ({
+    ...testEvent(1),
+    id: 'evt_same',
+    topic: 't',
+    partition: 0,
+    offset,
+  });
+
+  it.each([
+    ['none yet', undefined, undefined],
+    ['written by this fact', { id: 'j', billing: 'reserved', setBy: logPosition(at(4)) }, undefined],
+    ['written by an earlier fact', { id: 'j', billing: 'reserved', setBy: logPosition(at(1)) }, 'reserved'],
+    [
+      'written by the same id at another offset',
+      { id: 'j', billing: 'reserved', setBy: logPosition(at(9)) },
+      'reserved',
+    ],
+  ] as const)('as the fact at offset 4 found it: %s', (_case, doc, found) => {
+    expect(stampedBefore<Billed>(doc, at(4))?.billing).toBe(found);
+  });
+
+  it('is written once per fact, stamped with where the fact sits', async () => {
+    const docs = new MemoryProjectionStore().collection<Billed>('billed');
+    await putStamped(docs, undefined, at(4), { id: 'j', billing: 'reserved' });
+    const written = await docs.get('j');
+    expect(written).toEqual({ id: 'j', billing: 'reserved', setBy: 't:0@4' });
+    // The same fact again leaves it; a later copy of the fact (another offset) writes again.
+    await docs.put({ ...written!, billing: 'captured' });
+    await putStamped(docs, await docs.get('j'), at(4), { id: 'j', billing: 'reserved' });
+    expect((await docs.get('j'))!.billing).toBe('captured');
+    await putStamped(docs, await docs.get('j'), at(9), { id: 'j', billing: 'released' });
+    expect(await docs.get('j')).toEqual({ id: 'j', billing: 'released', setBy: 't:0@9' });
   });
 });

@@ -13,13 +13,15 @@ import {
   EVENT_LOG,
   foldInto,
   hasFolded,
-  logPosition,
   OwnerEpochs,
   Projection,
+  putStamped,
+  stampedBefore,
   unfolded,
   type EventLog,
   type FoldedDocument,
   type OwnerEpochDocument,
+  type StampedDocument,
 } from '@thumbforge/event-log';
 import {
   PROJECTION_STORE,
@@ -32,16 +34,9 @@ export const LEDGER_COLLECTION = 'billing_accounts';
 export type LedgerDocument = AccountLedger & FoldedDocument;
 /** Each job's billing, apart from the ledger so that the ledger stays the size of what a decision needs. */
 export const JOB_BILLING_COLLECTION = 'billing_jobs';
-export interface JobBillingDocument {
-  id: string;
+export interface JobBillingDocument extends StampedDocument {
   accountId: string;
   billing: JobBilling;
-  /**
-   * Where the fact that set it sits in the log (`logPosition`): applied again after a crash, that fact
-   * finds the job as it left it. Not its id: a duplicate appended later has the same id, and must find
-   * the job decided.
-   */
-  setBy: string;
 }
 /** Per partition of the billing topic: the current owner epoch (offset of its latest marker). */
 export const EPOCH_COLLECTION = 'billing_epochs';
@@ -144,8 +139,7 @@ export class LedgerProjection extends Projection {
     const accountId = billingAccountOf(event);
     const jobId = billingJobOf(event);
     const job = jobId === undefined ? undefined : await this.jobs.get(jobId);
-    // A job written by this very fact (before a crash kept its ledger from being written) is as it was.
-    const before = job?.setBy === logPosition(event) ? undefined : job?.billing;
+    const before = stampedBefore(job, event)?.billing;
     const changeOf = (current: LedgerDocument | undefined) => {
       const ledger = unfolded(current);
       const change = applyBillingFact(ledger, before, event);
@@ -158,14 +152,8 @@ export class LedgerProjection extends Projection {
     const current = await this.documents.get(accountId);
     if (hasFolded(current, event)) return;
     const change = changeOf(current).change?.job;
-    if (change && job?.setBy !== logPosition(event)) {
-      await this.jobs.put({
-        id: change.jobId,
-        accountId,
-        billing: change.billing,
-        setBy: logPosition(event),
-      });
-    }
+    if (change)
+      await putStamped(this.jobs, job, event, { id: change.jobId, accountId, billing: change.billing });
     await foldInto(this.documents, accountId, event, (latest) => changeOf(latest).next);
   }
 

@@ -26,12 +26,14 @@ import {
   EVENT_LOG,
   foldInto,
   hasFolded,
-  logPosition,
   OwnerEpochs,
   Projection,
+  putStamped,
+  stampedBefore,
   type EventLog,
   type FoldedDocument,
   type OwnerEpochDocument,
+  type StampedDocument,
 } from '@thumbforge/event-log';
 import { ReadinessRegistry, hashApiKey } from '@thumbforge/platform';
 import { PROJECTION_STORE, type ProjectionStore } from '@thumbforge/projection-store';
@@ -50,15 +52,8 @@ export interface AccountDoc extends FoldedDocument {
 }
 export type JobDoc = JobView & FoldedDocument;
 /** Billing's decision about a job, kept apart from the ledger (see `applyBillingFact`). */
-export interface BilledJobDoc {
-  id: string;
+export interface BilledJobDoc extends StampedDocument {
   billing: JobBilling;
-  /**
-   * Where the fact that set it sits in the log (`logPosition`): applied again after a crash, that fact
-   * finds the job as it left it. Not its id: a duplicate appended later has the same id, and must find
-   * the job decided.
-   */
-  setBy: string;
 }
 export type IdempotencyDoc = IdempotencyRecord & FoldedDocument;
 
@@ -177,18 +172,13 @@ export class GatewayReadModel
     const accountId = event.aggregateId;
     const jobId = billingJobOf(event);
     const job = jobId === undefined ? undefined : await this.billedJobs.get(jobId);
-    // A job written by this very fact (before a crash kept its account from being written) is as it was.
-    const before = job?.setBy === logPosition(event) ? undefined : job?.billing;
+    const before = stampedBefore(job, event)?.billing;
     const account = await this.accounts.get(accountId);
     if (hasFolded(account, event)) return;
     const change = applyBillingFact(account?.ledger ?? undefined, before, event);
     if (!change) return;
-    if (change.job && job?.setBy !== logPosition(event)) {
-      await this.billedJobs.put({
-        id: change.job.jobId,
-        billing: change.job.billing,
-        setBy: logPosition(event),
-      });
+    if (change.job) {
+      await putStamped(this.billedJobs, job, event, { id: change.job.jobId, billing: change.job.billing });
     }
     const { entry } = change;
     if (entry) {
