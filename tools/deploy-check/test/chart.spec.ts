@@ -306,9 +306,9 @@ describe('the rendered settings', () => {
   });
 });
 
-describe('the trusted proxies', () => {
-  const envOf = (manifest: Manifest) => containers(manifest)[0]!.env ?? [];
+const envOf = (manifest: Manifest) => containers(manifest)[0]!.env ?? [];
 
+describe('the trusted proxies', () => {
   it('reach the gateway, and only the gateway, when set', async () => {
     const manifests = await renderChart(helm, {
       files: ['ci/default-values.yaml'],
@@ -327,6 +327,26 @@ describe('the trusted proxies', () => {
     for (const workload of ofKind(manifests, 'Deployment'))
       expect(envOf(workload).map((e) => e.name)).not.toContain('TRUSTED_PROXIES');
     expect(dataOf(manifests, 'ConfigMap', 'tf-thumbforge')).not.toHaveProperty('TRUSTED_PROXIES');
+  });
+});
+
+describe('render concurrency', () => {
+  it('is twice the rendering CPU limit by default, set on rendering alone, and can be changed', async () => {
+    const defaults = await renderChart(helm, VALUE_SETS.default!);
+    expect(envOf(deploymentOf(defaults, 'rendering')!)).toContainEqual({
+      name: 'RENDER_CONCURRENCY',
+      value: '4',
+    });
+    for (const service of ['gateway', 'billing', 'asset', 'webhook-delivery'])
+      expect(envOf(deploymentOf(defaults, service)!).map((e) => e.name)).not.toContain('RENDER_CONCURRENCY');
+    const changed = await renderChart(helm, {
+      files: ['ci/default-values.yaml'],
+      set: ['rendering.renderConcurrency=8'],
+    });
+    expect(envOf(deploymentOf(changed, 'rendering')!)).toContainEqual({
+      name: 'RENDER_CONCURRENCY',
+      value: '8',
+    });
   });
 });
 
