@@ -1,11 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { deserialize, serialize } from 'node:v8';
+import { assertId, freezeDeep } from './documents.js';
 import type { Document, FindOptions, Positions, ProjectionCollection, ProjectionStore } from './port.js';
-
-function assertId(doc: Document): void {
-  if (typeof doc?.id !== 'string' || doc.id === '')
-    throw new TypeError('a document needs a non-empty string id');
-}
 
 /** Missing and null sort first; otherwise numbers, strings and booleans compare as themselves. */
 function compareValues(a: unknown, b: unknown): number {
@@ -34,20 +30,6 @@ function matches<T extends Document>(doc: T, filter: Partial<T>): boolean {
  */
 class Serialized {
   constructor(readonly bytes: Buffer) {}
-}
-
-/**
- * Freezes what is not frozen yet. A document made from a stored one (`{ ...current, n }`) shares its
- * frozen parts, so storing it walks only what is new. Typed arrays cannot be frozen and are left as
- * they are.
- */
-function freezeDeep<T>(value: T): T {
-  if (typeof value !== 'object' || value === null || Object.isFrozen(value) || ArrayBuffer.isView(value)) {
-    return value;
-  }
-  Object.freeze(value);
-  for (const key of Object.keys(value)) freezeDeep((value as Record<string, unknown>)[key]);
-  return value;
 }
 
 /** Documents of one collection as structured-clone bytes (`v8.serialize`), by id. */

@@ -308,18 +308,22 @@ describe('the rendered settings', () => {
 
 const envOf = (manifest: Manifest) => containers(manifest)[0]!.env ?? [];
 
+/** `entry` is in `service`'s environment and its name in no other service's. */
+function expectEnvOnlyOn(manifests: Manifest[], service: string, entry: { name: string; value: string }) {
+  expect(envOf(deploymentOf(manifests, service)!)).toContainEqual(entry);
+  for (const other of ['gateway', 'billing', 'asset', 'rendering', 'webhook-delivery'].filter(
+    (s) => s !== service,
+  ))
+    expect(envOf(deploymentOf(manifests, other)!).map((e) => e.name)).not.toContain(entry.name);
+}
+
 describe('the trusted proxies', () => {
   it('reach the gateway, and only the gateway, when set', async () => {
     const manifests = await renderChart(helm, {
       files: ['ci/default-values.yaml'],
       setString: ['gateway.trustedProxies=10.42.0.0/16\\,loopback'],
     });
-    expect(envOf(deploymentOf(manifests, 'gateway')!)).toContainEqual({
-      name: 'TRUSTED_PROXIES',
-      value: '10.42.0.0/16,loopback',
-    });
-    for (const service of ['billing', 'asset', 'rendering', 'webhook-delivery'])
-      expect(envOf(deploymentOf(manifests, service)!).map((e) => e.name)).not.toContain('TRUSTED_PROXIES');
+    expectEnvOnlyOn(manifests, 'gateway', { name: 'TRUSTED_PROXIES', value: '10.42.0.0/16,loopback' });
   });
 
   it('are none by default', async () => {
@@ -333,12 +337,7 @@ describe('the trusted proxies', () => {
 describe('render concurrency', () => {
   it('is twice the rendering CPU limit by default, set on rendering alone, and can be changed', async () => {
     const defaults = await renderChart(helm, VALUE_SETS.default!);
-    expect(envOf(deploymentOf(defaults, 'rendering')!)).toContainEqual({
-      name: 'RENDER_CONCURRENCY',
-      value: '4',
-    });
-    for (const service of ['gateway', 'billing', 'asset', 'webhook-delivery'])
-      expect(envOf(deploymentOf(defaults, service)!).map((e) => e.name)).not.toContain('RENDER_CONCURRENCY');
+    expectEnvOnlyOn(defaults, 'rendering', { name: 'RENDER_CONCURRENCY', value: '4' });
     const changed = await renderChart(helm, {
       files: ['ci/default-values.yaml'],
       set: ['rendering.renderConcurrency=8'],

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import mongoose, { type mongo } from 'mongoose';
+import { assertId, freezeDeep } from '../documents.js';
 import type { Document, FindOptions, Positions, ProjectionCollection, ProjectionStore } from '../port.js';
 import { decodeFields, encodeFields, encodeValue, escapeKey } from './encoding.js';
 
@@ -40,12 +41,6 @@ export class ProjectionStoreClosedError extends Error {
 interface PositionsDoc {
   _id: string;
   positions: { key: string; offset: number }[];
-}
-
-function assertId(doc: Document): void {
-  if (typeof doc?.id !== 'string' || doc.id === '') {
-    throw new TypeError('a document needs a non-empty string id');
-  }
 }
 
 /** A document's version as this process last saw it: no document and no revision when absent. */
@@ -102,7 +97,7 @@ class MongoCollection<T extends Document> implements ProjectionCollection<T> {
       return undefined;
     }
     const doc = this.decode(found);
-    if (this.ownWrites) this.keep(id, { doc: structuredClone(doc), revision: revisionOf(found) });
+    if (this.ownWrites) this.keep(id, { doc: freezeDeep(doc), revision: revisionOf(found) });
     return doc;
   }
 
@@ -179,9 +174,12 @@ class MongoCollection<T extends Document> implements ProjectionCollection<T> {
     throw new Error(`update of ${this.name}/${id} conflicted ${MAX_UPDATE_ATTEMPTS} times in a row`);
   }
 
-  /** Keeps a private copy: documents handed out are read-only, but nothing stops a caller. */
+  /**
+   * Keeps a frozen copy, as the memory store does: `get` and `update` hand remembered versions out
+   * without copying them, and a caller's later change to what it wrote must not reach them.
+   */
   private remember(doc: T, fields: Record<string, unknown>): T {
-    this.keep(doc.id, { revision: fields[REVISION] as string, doc: structuredClone(doc) });
+    this.keep(doc.id, { revision: fields[REVISION] as string, doc: freezeDeep(structuredClone(doc)) });
     return doc;
   }
 

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { startInfrastructure, type RunningInfrastructure } from '@thumbforge/infra';
 import mongoose from 'mongoose';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { Document } from '../../src/index.js';
+import type { Document, ProjectionCollection } from '../../src/index.js';
 import { MongoProjectionStore, type MongoProjectionStoreOptions } from '../../src/mongo/index.js';
 import { describeProjectionStoreContract } from '../../src/testing/index.js';
 
@@ -135,12 +135,22 @@ describe('MongoProjectionStore on FerretDB', () => {
     }
   });
 
-  it("updates its own last write without reading it again, and reads it when another writer's came between", async () => {
-    const name = unique('writer');
-    const mine = store.collection<Doc>(name);
+  /** One collection as this process (`mine`) and as another writer's process (`theirs`) see it. */
+  async function withAnotherWriter(
+    prefix: string,
+    test: (mine: ProjectionCollection<Doc>, theirs: ProjectionCollection<Doc>) => Promise<void>,
+  ): Promise<void> {
+    const name = unique(prefix);
     const other = await openStore();
     try {
-      const theirs = other.collection<Doc>(name);
+      await test(store.collection<Doc>(name), other.collection<Doc>(name));
+    } finally {
+      await other.close();
+    }
+  }
+
+  it("updates its own last write without reading it again, and reads it when another writer's came between", async () => {
+    await withAnotherWriter('writer', async (mine, theirs) => {
       const bump = (by: number) => (doc: Doc | undefined) => ({ id: 'n', n: ((doc?.n as number) ?? 0) + by });
       await mine.update('n', bump(1));
       const reads = vi.spyOn(mongoose.mongo.Collection.prototype, 'findOne');
@@ -159,17 +169,11 @@ describe('MongoProjectionStore on FerretDB', () => {
         reads.mockRestore();
       }
       expect(await theirs.get('n')).toEqual({ id: 'n', n: 23 });
-    } finally {
-      await other.close();
-    }
+    });
   });
 
   it('answers reads from what it wrote or read only while it is the only writer', async () => {
-    const name = unique('owned');
-    const mine = store.collection<Doc>(name);
-    const other = await openStore();
-    try {
-      const theirs = other.collection<Doc>(name);
+    await withAnotherWriter('owned', async (mine, theirs) => {
       await theirs.put({ id: 'a', n: 1 });
       mine.cacheOwnWrites?.(true);
       await mine.update('b', () => ({ id: 'b', n: 1 }));
@@ -206,9 +210,7 @@ describe('MongoProjectionStore on FerretDB', () => {
       await theirs.put({ id: 'c', n: 5 });
       mine.cacheOwnWrites?.(true);
       expect(await mine.get('c')).toEqual({ id: 'c', n: 5 });
-    } finally {
-      await other.close();
-    }
+    });
   });
 
   it('ends concurrent puts of one id with one whole version', async () => {

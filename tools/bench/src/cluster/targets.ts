@@ -13,8 +13,6 @@ export interface Target {
   mode: Mode;
   url: string;
   adminToken: string;
-  /** The embedded process, whose memory the service bench reads. */
-  pid?: number;
   /** Each service process by name (cluster: the first replica of each), for their memory. */
   processes(): Record<string, number>;
   /** The cluster's Kafka, which outlives `stopServices`. */
@@ -111,7 +109,6 @@ export async function startEmbedded(options: { dataDir?: string } = {}): Promise
     mode: 'embedded',
     url,
     adminToken,
-    pid,
     processes: () => ({ embedded: pid }),
     readyMs,
     stopServices: stop,

@@ -211,7 +211,12 @@ export async function runServiceBench(options: ServiceBenchOptions): Promise<Ser
     progress.note('starting embedded mode (services/embedded/dist/main.js)');
     const target = await startEmbedded();
     const keys = new KeyRing(await createAccounts(target, accountsNeeded(options)));
-    const embedded: RunningServer = { url: target.url, keys, pid: target.pid, stop: () => target.stop() };
+    const embedded: RunningServer = {
+      url: target.url,
+      keys,
+      pid: target.processes().embedded,
+      stop: () => target.stop(),
+    };
     started.push({ kind: 'embedded', server: embedded });
     for (const { server } of started) {
       if (options.warmup > 0) await syncUnderLoad(server.url, server.keys, 2, options.warmup);
