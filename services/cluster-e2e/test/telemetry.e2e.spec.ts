@@ -165,17 +165,19 @@ describe('cluster mode: OpenTelemetry from request to webhook', () => {
 
     const spans = await eventually(
       async () => {
+        // Each service exports in its own batches, so wait for every span asserted below.
         const trace = receiver.trace(caller.traceId);
-        const seen = services(trace);
         const settled = trace.some(
           (s) =>
             s.service === 'thumbforge-billing' &&
             s.attrs['thumbforge.event.type'] === 'billing.credits-captured',
         );
-        // No saved asset is involved, so the gateway settles the assets itself: no asset hop.
-        return (
-          ['gateway', 'billing', 'rendering'].every((s) => seen.has(`thumbforge-${s}`)) && settled && trace
-        );
+        const served = trace.some((s) => s.kind === SPAN_KIND.server && s.service === 'thumbforge-gateway');
+        const stored =
+          trace.filter((s) => s.service === 'thumbforge-rendering' && s.attrs['rpc.method'] === 'PutObject')
+            .length >= 2;
+        const hopped = new Set(kafkaHops(trace).map((hop) => hop.to)).size >= 3;
+        return settled && served && stored && hopped && trace;
       },
       30_000,
       250,
@@ -259,7 +261,8 @@ describe('cluster mode: OpenTelemetry from request to webhook', () => {
         const all = ['gateway', 'billing', 'rendering', 'webhook-delivery'].every((s) =>
           seen.has(`thumbforge-${s}`),
         );
-        return all && attempt && trace;
+        const hopped = kafkaHops(trace).some((hop) => hop.to === 'thumbforge-webhook-delivery');
+        return all && attempt && hopped && trace;
       },
       30_000,
       250,
