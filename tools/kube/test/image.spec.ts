@@ -64,6 +64,7 @@ describe('the image built from docker/Dockerfile', () => {
     expect(cmdline.stdout.split('\0')).toEqual([
       'node',
       '--max-semi-space-size=4',
+      '--initial-old-space-size=128',
       '/app/docker/../services/embedded/dist/main.js',
       '',
     ]);
