@@ -42,16 +42,38 @@ function isMissing(error: unknown): boolean {
   return code === 'ENOENT' || code === 'EISDIR' || code === 'ENOTDIR';
 }
 
+/** Runs `write`, and again after creating `dir` if it failed for want of it: most writes find it there. */
+async function intoDir(dir: string, write: () => Promise<void>): Promise<void> {
+  try {
+    await write();
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    await mkdir(dir, { recursive: true });
+    await write();
+  }
+}
+
+/** What the store keeps of its latest writes, newest last; an object above the cap is not kept. */
+const RECENT_BYTES = 8 * 1024 * 1024;
+const RECENT_OBJECT_BYTES = 1024 * 1024;
+
 /**
  * Objects as files under `dir/<bucket>/<key>`, each with its content type in a sidecar
  * `.<name>.meta.json` beside it (keys never have a segment starting with a dot, so the two cannot
  * collide). Writes go to `dir/.tmp` and are renamed into place, so a reader sees a whole object or none.
  * The sidecar is written first: a crash in between leaves at worst a type without its object.
+ *
+ * The latest objects written (up to 8 MB) are also kept in memory, so the read that usually follows a
+ * write (the gateway answering a sync request with the image the renderer has just stored) skips the
+ * disk. The store assumes it is the only writer of `dir`, as embedded mode's data directory lock
+ * makes it.
  */
 export class LocalObjectStore implements ObjectStore {
   private readonly dir: string;
   private readonly tmpDir: string;
   private readonly publicBaseUrl: string;
+  private readonly recent = new Map<string, StoredObject>();
+  private recentBytes = 0;
 
   constructor(options: LocalObjectStoreOptions) {
     if (typeof options.dir !== 'string' || options.dir === '') throw new TypeError('dir is required');
@@ -73,14 +95,31 @@ export class LocalObjectStore implements ObjectStore {
   }
 
   private async writeAtomic(target: string, data: Buffer | string): Promise<void> {
-    await mkdir(this.tmpDir, { recursive: true });
     const tmp = join(this.tmpDir, randomUUID());
     try {
-      await writeFile(tmp, data);
-      await rename(tmp, target);
+      await intoDir(this.tmpDir, () => writeFile(tmp, data));
+      await intoDir(dirname(target), () => rename(tmp, target));
     } catch (error) {
       await unlink(tmp).catch(() => undefined);
       throw error;
+    }
+  }
+
+  private forget(id: string): void {
+    const kept = this.recent.get(id);
+    if (!kept) return;
+    this.recent.delete(id);
+    this.recentBytes -= kept.body.length;
+  }
+
+  private remember(id: string, object: StoredObject): void {
+    this.forget(id);
+    if (object.body.length > RECENT_OBJECT_BYTES) return;
+    this.recent.set(id, object);
+    this.recentBytes += object.body.length;
+    for (const [oldest] of this.recent) {
+      if (this.recentBytes <= RECENT_BYTES) break;
+      this.forget(oldest);
     }
   }
 
@@ -88,9 +127,13 @@ export class LocalObjectStore implements ObjectStore {
     const { file, meta } = this.paths(bucket, key);
     if (!Buffer.isBuffer(body)) throw new TypeError('body must be a Buffer');
     assertContentType(contentType);
-    await mkdir(dirname(file), { recursive: true });
+    const id = `${bucket}/${key}`;
+    // Forgotten first: while the files change, a read goes to them.
+    this.forget(id);
     await this.writeAtomic(meta, JSON.stringify({ contentType }));
     await this.writeAtomic(file, body);
+    // A copy: the caller keeps its buffer and may reuse it.
+    this.remember(id, { body: Buffer.from(body), contentType });
   }
 
   private async contentType(meta: string): Promise<string> {
@@ -105,6 +148,8 @@ export class LocalObjectStore implements ObjectStore {
 
   async get(bucket: Bucket, key: string): Promise<StoredObject | undefined> {
     const { file, meta } = this.paths(bucket, key);
+    const kept = this.recent.get(`${bucket}/${key}`);
+    if (kept) return { body: Buffer.from(kept.body), contentType: kept.contentType };
     let body: Buffer;
     try {
       body = await readFile(file);
@@ -144,6 +189,7 @@ export class LocalObjectStore implements ObjectStore {
 
   async delete(bucket: Bucket, key: string): Promise<void> {
     const { file, meta } = this.paths(bucket, key);
+    this.forget(`${bucket}/${key}`);
     for (const path of [file, meta]) {
       try {
         await unlink(path);

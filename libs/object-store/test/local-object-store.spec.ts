@@ -81,7 +81,9 @@ describe('LocalObjectStore', () => {
   it('falls back to application/octet-stream when the sidecar is missing', async () => {
     await store.put('private', 'uploads/a.bin', Buffer.from('x'), 'image/png');
     await rm(join(dir, 'private/uploads/.a.bin.meta.json'));
-    expect((await store.get('private', 'uploads/a.bin'))!.contentType).toBe('application/octet-stream');
+    // A store started afterwards, which has only the disk to go by.
+    const restarted = new LocalObjectStore({ dir, publicBaseUrl: 'https://cdn.example.com/' });
+    expect((await restarted.get('private', 'uploads/a.bin'))!.contentType).toBe('application/octet-stream');
   });
 
   it('reports a key that names a directory of other objects as missing', async () => {
@@ -89,6 +91,35 @@ describe('LocalObjectStore', () => {
     expect(await store.get('public', 'users/acc_1')).toBeUndefined();
     expect(await store.stream('public', 'users/acc_1')).toBeUndefined();
     expect(await store.get('public', 'users/acc_1/a.png/b')).toBeUndefined();
+  });
+
+  it('answers a read of a recent write from memory, with copies, until a delete or the next put', async () => {
+    const key = 'results/job_1.webp';
+    await store.put('private', key, Buffer.from('first'), 'image/webp');
+    // Gone from disk behind the store's back: still answered, so it came from memory.
+    await rm(join(dir, 'private/results/job_1.webp'));
+    const read = (await store.get('private', key))!;
+    expect(read).toEqual({ body: Buffer.from('first'), contentType: 'image/webp' });
+    read.body.write('X');
+    expect((await store.get('private', key))!.body.toString()).toBe('first');
+
+    await store.put('private', key, Buffer.from('second'), 'image/png');
+    expect(await store.get('private', key)).toEqual({ body: Buffer.from('second'), contentType: 'image/png' });
+    await store.delete('private', key);
+    expect(await store.get('private', key)).toBeUndefined();
+  });
+
+  it('keeps neither an object above 1 MB nor more than 8 MB of recent writes in memory', async () => {
+    const big = Buffer.alloc(1024 * 1024 + 1, 1);
+    await store.put('private', 'big.bin', big, 'application/octet-stream');
+    await rm(join(dir, 'private/big.bin'));
+    expect(await store.get('private', 'big.bin')).toBeUndefined();
+
+    const part = Buffer.alloc(1024 * 1024, 2);
+    for (let i = 0; i < 9; i++) await store.put('private', `part-${i}.bin`, part, 'application/octet-stream');
+    for (let i = 0; i < 9; i++) await rm(join(dir, `private/part-${i}.bin`));
+    expect(await store.get('private', 'part-0.bin')).toBeUndefined();
+    for (let i = 1; i < 9; i++) expect((await store.get('private', `part-${i}.bin`))?.body.equals(part)).toBe(true);
   });
 
   it('refuses a base URL that is not http(s)', () => {
