@@ -111,15 +111,15 @@ describe('docker/entrypoint.sh', () => {
   };
 
   // The mapped file from the script's own directory, so `npm start` runs it from a checkout too.
-  // The processes that render also start with a larger old generation.
-  const node = (main: string, renders = false) =>
-    `node --max-semi-space-size=4 ${renders ? '--initial-old-space-size=128 ' : ''}${dirname(ENTRYPOINT)}/../${main}`;
+  // Embedded mode also starts with a larger old generation.
+  const node = (main: string, embedded = false) =>
+    `node --max-semi-space-size=4 ${embedded ? '--initial-old-space-size=128 ' : ''}${dirname(ENTRYPOINT)}/../${main}`;
   const memory = 'arenas=2 mmap=131072';
 
   it('execs node on the mapped file with the remaining arguments, in the mode it needs', async () => {
     for (const service of SERVICES) {
       expect((await run([service])).stdout.trim()).toBe(
-        `${node(commands.get(service)!, service === 'rendering')} mode=cluster ${memory}`,
+        `${node(commands.get(service)!)} mode=cluster ${memory}`,
       );
     }
     expect((await run(['embedded'])).stdout.trim()).toBe(
