@@ -104,7 +104,10 @@ describe('LocalObjectStore', () => {
     expect((await store.get('private', key))!.body.toString()).toBe('first');
 
     await store.put('private', key, Buffer.from('second'), 'image/png');
-    expect(await store.get('private', key)).toEqual({ body: Buffer.from('second'), contentType: 'image/png' });
+    expect(await store.get('private', key)).toEqual({
+      body: Buffer.from('second'),
+      contentType: 'image/png',
+    });
     await store.delete('private', key);
     expect(await store.get('private', key)).toBeUndefined();
   });
@@ -119,7 +122,8 @@ describe('LocalObjectStore', () => {
     for (let i = 0; i < 9; i++) await store.put('private', `part-${i}.bin`, part, 'application/octet-stream');
     for (let i = 0; i < 9; i++) await rm(join(dir, `private/part-${i}.bin`));
     expect(await store.get('private', 'part-0.bin')).toBeUndefined();
-    for (let i = 1; i < 9; i++) expect((await store.get('private', `part-${i}.bin`))?.body.equals(part)).toBe(true);
+    for (let i = 1; i < 9; i++)
+      expect((await store.get('private', `part-${i}.bin`))?.body.equals(part)).toBe(true);
   });
 
   it('refuses a base URL that is not http(s)', () => {
