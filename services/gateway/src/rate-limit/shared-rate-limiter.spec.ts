@@ -1,8 +1,33 @@
-import { MemoryProjectionStore } from '@thumbforge/projection-store';
-import { describe, expect, it } from 'vitest';
+import { MemoryProjectionStore, type ProjectionStore } from '@thumbforge/projection-store';
+import { describe, expect, it, vi } from 'vitest';
 import { RATE_LIMIT_SLOTS, SharedRateLimiter } from './shared-rate-limiter.js';
 
 const T0 = Date.parse('2026-11-23T10:00:00.000Z');
+
+/** A store that counts the inserts of slots and the finds that count a second's slots. */
+function countingStore() {
+  const store = new MemoryProjectionStore();
+  const calls = { count: 0, insert: 0 };
+  const counting = {
+    collection: (name: string) => {
+      const collection = store.collection(name);
+      return {
+        ...collection,
+        get: collection.get.bind(collection),
+        delete: collection.delete.bind(collection),
+        find: (...args: Parameters<typeof collection.find>) => {
+          if ('second' in args[0]) calls.count++;
+          return collection.find(...args);
+        },
+        insert: (...args: Parameters<typeof collection.insert>) => (
+          calls.insert++,
+          collection.insert(...args)
+        ),
+      };
+    },
+  } as unknown as ProjectionStore;
+  return { store, counting, calls };
+}
 
 describe('SharedRateLimiter', () => {
   it('gives two replicas one limit per key and second between them', async () => {
@@ -34,8 +59,31 @@ describe('SharedRateLimiter', () => {
     for (let second = 0; second < 5; second++) {
       for (let i = 0; i < 3; i++) await limiter.consume('key:a', 10, T0 + second * 1000 + i);
     }
-    const slots = await store.collection<{ id: string; second: number }>(RATE_LIMIT_SLOTS).find({});
-    expect(slots).toHaveLength(3);
-    expect(new Set(slots.map((s) => s.second))).toEqual(new Set([Math.floor(T0 / 1000) + 4]));
+    // The removal of earlier seconds runs behind the claim.
+    await vi.waitFor(async () => {
+      const slots = await store.collection<{ id: string; second: number }>(RATE_LIMIT_SLOTS).find({});
+      expect(slots).toHaveLength(3);
+      expect(new Set(slots.map((s) => s.second))).toEqual(new Set([Math.floor(T0 / 1000) + 4]));
+    });
+  });
+
+  it('claims with one insert while no other replica takes its next slot, and counts only when one did', async () => {
+    const { store, counting, calls } = countingStore();
+    const mine = new SharedRateLimiter(counting);
+    for (let i = 0; i < 3; i++) expect((await mine.consume('key:a', 5, T0 + i)).allowed).toBe(true);
+    expect(calls).toEqual({ count: 0, insert: 3 });
+
+    // Another replica takes the next two slots: one failed insert, one count, one insert.
+    const other = new SharedRateLimiter(store);
+    for (let i = 0; i < 2; i++) expect((await other.consume('key:a', 5, T0 + 10)).allowed).toBe(true);
+    expect((await mine.consume('key:a', 5, T0 + 20)).allowed).toBe(false);
+    expect(calls).toEqual({ count: 1, insert: 4 });
+
+    // Once its own claims reach the limit, a replica refuses without asking the store.
+    const fresh = countingStore();
+    const alone = new SharedRateLimiter(fresh.counting);
+    for (let i = 0; i < 2; i++) expect((await alone.consume('key:b', 2, T0)).allowed).toBe(true);
+    expect((await alone.consume('key:b', 2, T0 + 1)).allowed).toBe(false);
+    expect(fresh.calls).toEqual({ count: 0, insert: 2 });
   });
 });

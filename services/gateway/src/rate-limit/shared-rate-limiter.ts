@@ -10,6 +10,9 @@ interface SlotDoc {
 
 export const RATE_LIMIT_SLOTS = 'gateway_rate_limit_slots';
 
+/** Keys whose next slot a replica remembers before it forgets those of earlier seconds. */
+const REMEMBERED_KEYS = 10_000;
+
 /**
  * Requests per second per key, shared by every gateway replica through the projection store. Each
  * allowed request claims one of the `perSecond` slots of the current second by inserting a document
@@ -17,8 +20,14 @@ export const RATE_LIMIT_SLOTS = 'gateway_rate_limit_slots';
  * whereas a counter's `$inc` loses updates on FerretDB. Fixed one-second windows, so a burst that
  * straddles a boundary can reach twice the rate for a moment; the first claim of a second removes the
  * key's slots of earlier seconds, so a key keeps at most one second of slots.
+ *
+ * A replica claims slots in order and remembers, per key, the slot after its last claim in the current
+ * second: unless another replica took it meanwhile, a request costs one insert. Only then does it count
+ * the second's slots and go on from there. The removal of earlier seconds is not waited for.
  */
 export class SharedRateLimiter implements RateLimiter {
+  private readonly next = new Map<string, { second: number; slot: number }>();
+
   constructor(private readonly store: ProjectionStore) {}
 
   private get slots() {
@@ -28,14 +37,33 @@ export class SharedRateLimiter implements RateLimiter {
   async consume(key: string, perSecond: number, nowMs: number): Promise<RateLimitDecision> {
     const second = Math.floor(nowMs / 1000);
     const limit = Math.max(1, Math.floor(perSecond));
+    const allowed = { allowed: true, limit: perSecond, retryAfterSeconds: 0 };
+    const refused = { allowed: false, limit: perSecond, retryAfterSeconds: 1 };
+    const remembered = this.next.get(key);
+    // Slots are claimed in order, so every slot below the remembered one is taken.
+    const first = remembered?.second === second ? remembered.slot : 0;
+    if (first >= limit) return refused;
+    if (await this.claim(key, second, first)) return allowed;
     const taken = (await this.slots.find({ key, second })).length;
-    for (let slot = taken; slot < limit; slot++) {
-      if (await this.slots.insert({ id: `${key}:${second}:${slot}`, key, second })) {
-        if (slot === 0) await this.dropEarlierSeconds(key, second);
-        return { allowed: true, limit: perSecond, retryAfterSeconds: 0 };
-      }
+    for (let slot = Math.max(taken, first + 1); slot < limit; slot++) {
+      if (await this.claim(key, second, slot)) return allowed;
     }
-    return { allowed: false, limit: perSecond, retryAfterSeconds: 1 };
+    this.remember(key, second, limit);
+    return refused;
+  }
+
+  private async claim(key: string, second: number, slot: number): Promise<boolean> {
+    if (!(await this.slots.insert({ id: `${key}:${second}:${slot}`, key, second }))) return false;
+    this.remember(key, second, slot + 1);
+    if (slot === 0) void this.dropEarlierSeconds(key, second).catch(() => undefined);
+    return true;
+  }
+
+  private remember(key: string, second: number, slot: number): void {
+    if (this.next.size >= REMEMBERED_KEYS) {
+      for (const [other, at] of this.next) if (at.second < second) this.next.delete(other);
+    }
+    this.next.set(key, { second, slot });
   }
 
   private async dropEarlierSeconds(key: string, second: number): Promise<void> {
