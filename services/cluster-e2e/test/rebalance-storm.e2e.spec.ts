@@ -243,9 +243,10 @@ describe('billing under a rebalance storm on real Kafka', () => {
           if (event.type !== 'billing.credits-reserved') return;
           const { jobId } = event.payload as { jobId: string };
           if (rendered.has(jobId)) return;
-          rendered.add(jobId);
           const failed = outcome(event);
+          // Marked only once its outcome is on the log: a failed append is retried, not skipped.
           if (failed) await client.append(TOPICS.jobs, [failed]);
+          rendered.add(jobId);
         },
       });
 
@@ -343,7 +344,13 @@ describe('billing under a rebalance storm on real Kafka', () => {
             process.stderr.write(`--- billing slot ${slot}\n${replica?.output.join('\n') ?? '(none)'}\n`);
           }
           const undecided = [...jobIds].filter((id) => !decided.has(id)).length;
-          throw new Error(`undecided: ${undecided}, unreleased ${unreleased.size}`);
+          const deadLetters = (await readAll(client, TOPICS.deadLetter).catch(() => [])).map((e) =>
+            JSON.stringify(e.payload),
+          );
+          throw new Error(
+            `undecided: ${undecided}, unreleased ${unreleased.size} (${[...unreleased].join(', ')}); ` +
+              `dead letters: ${deadLetters.length ? deadLetters.join('\n') : 'none'}`,
+          );
         }
         await sleep(1_000);
       }
