@@ -26,7 +26,8 @@ export function billing<L extends EventLog = MemoryEventLog>(
   const openAccount = new OpenAccountUseCase(ledgers, clock);
   const changeAccount = new ChangeAccountUseCase(ledgers, clock, silentLogger);
   const reserveCredits = new ReserveCreditsUseCase(ledgers, clock, silentLogger);
-  const settleCredits = new SettleCreditsUseCase(ledgers, clock, silentLogger);
+  // No wait for an unprojected reservation: the spec of the wait builds its own.
+  const settleCredits = new SettleCreditsUseCase(ledgers, clock, silentLogger, 0);
   const consumer = new BillingConsumer(
     log,
     ledgers,

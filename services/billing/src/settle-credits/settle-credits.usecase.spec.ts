@@ -1,6 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
+import { silentLogger } from '../../test/fakes.js';
 import { ACCOUNT, billing, facts, jobSpec, withAccount } from '../../test/harness.js';
-import { ReservationNotYetKnownError } from './settle-credits.usecase.js';
+import { ReservationNotYetKnownError, SettleCreditsUseCase } from './settle-credits.usecase.js';
 
 async function reserved(cost = 12) {
   const b = billing();
@@ -139,5 +140,61 @@ describe('SettleCreditsUseCase', () => {
     // Retried once the ledger holds the reservation, the outcome captures it.
     expect(await b.settleCredits.execute(outcome)).toHaveLength(1);
     expect(await b.ledgers.ledger(ACCOUNT)).toMatchObject({ used: 12, reserved: 0 });
+  });
+
+  describe('waiting for a reservation this replica has not projected yet', () => {
+    const waiting = (b: ReturnType<typeof billing>, waitMs: number) =>
+      new SettleCreditsUseCase(b.ledgers, b.clock, silentLogger, waitMs);
+
+    it('looks again until the projection holds it, then settles', async () => {
+      const { b, job } = await reserved();
+      const jobBilling = vi
+        .spyOn(b.ledgers, 'jobBilling')
+        .mockResolvedValueOnce(undefined)
+        .mockResolvedValueOnce(undefined);
+      const written = await waiting(b, 5_000).execute({
+        commandId: 'evt_render',
+        accountId: ACCOUNT,
+        jobId: job.jobId,
+        outcome: 'captured',
+      });
+      expect(written.map((e) => e.type)).toEqual(['billing.credits-captured']);
+      expect(jobBilling).toHaveBeenCalledTimes(3);
+      expect(await b.ledgers.ledger(ACCOUNT)).toMatchObject({ used: 12, reserved: 0 });
+    });
+
+    it('fails once its wait is over, so the log retries the outcome', async () => {
+      const { b } = await reserved();
+      const jobBilling = vi.spyOn(b.ledgers, 'jobBilling');
+      await expect(
+        waiting(b, 120).execute({
+          commandId: 'evt_r',
+          accountId: ACCOUNT,
+          jobId: 'job_unseen',
+          outcome: 'released',
+        }),
+      ).rejects.toBeInstanceOf(ReservationNotYetKnownError);
+      // 25, 50, then what is left of the 120 ms: looked at more than once, not spun.
+      expect(jobBilling.mock.calls.length).toBeGreaterThanOrEqual(3);
+      expect(jobBilling.mock.calls.length).toBeLessThanOrEqual(5);
+      expect(await b.ledgers.ledger(ACCOUNT)).toMatchObject({ used: 0, reserved: 12 });
+    });
+
+    it("does not hold the account's lock while it waits", async () => {
+      const { b } = await reserved();
+      const order: string[] = [];
+      const pending = waiting(b, 300)
+        .execute({ commandId: 'evt_r', accountId: ACCOUNT, jobId: 'job_unseen', outcome: 'captured' })
+        .catch((error: unknown) => order.push((error as Error).name));
+      await b.reserveCredits.execute({
+        commandId: 'evt_req2',
+        accountId: ACCOUNT,
+        job: jobSpec({ cost: 3 }),
+      });
+      order.push('reserved');
+      await pending;
+      expect(order).toEqual(['reserved', 'ReservationNotYetKnownError']);
+      expect(await b.ledgers.ledger(ACCOUNT)).toMatchObject({ reserved: 15 });
+    });
   });
 });
