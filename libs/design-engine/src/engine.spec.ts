@@ -202,6 +202,15 @@ describe('Renderer: determinism and variety', () => {
     expect(first.image.equals(cold.image)).toBe(true);
   });
 
+  it('draws each render on clean pixels: a canvas buffer reused from another render leaves nothing of it', async () => {
+    const job = jobSpec({ title: 'Same Title', outputFormat: 'png' });
+    const alone = await new Renderer().render(job, {});
+    // Another design of the same size renders first and gives its canvas buffer back.
+    await renderer.render(jobSpec({ title: 'A Different Title Entirely', category: 'gaming' }), { photo });
+    const after = await renderer.render(job, {});
+    expect(after.image.equals(alone.image)).toBe(true);
+  });
+
   it('gives different categories visibly different designs', async () => {
     const categories = CATEGORIES.filter((c) => c !== 'auto');
     const canvases = await Promise.all(

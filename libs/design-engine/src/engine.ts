@@ -16,7 +16,7 @@ import {
   type TextMeasurer,
 } from './layout/index.js';
 import { paintBackground } from './paint/backgrounds.js';
-import { copyCanvas, paintSprite, type Canvas } from './paint/canvas.js';
+import { canvasBuffers, copyCanvas, paintSprite, type Canvas } from './paint/canvas.js';
 import { titleColours } from './paint/contrast.js';
 import { logoAspect, logoSprites } from './paint/logo.js';
 import { photoSprite } from './paint/photo.js';
@@ -120,11 +120,16 @@ export class Renderer {
 
   async render(job: JobSpec, inputs: RenderInputs, signal?: AbortSignal): Promise<RenderedImage> {
     const { canvas } = await this.compose(job, inputs, { signal });
-    return {
-      image: await encode(canvas, job.outputFormat, signal),
-      width: canvas.width,
-      height: canvas.height,
-    };
+    try {
+      return {
+        image: await encode(canvas, job.outputFormat, signal),
+        width: canvas.width,
+        height: canvas.height,
+      };
+    } finally {
+      // Encoded or failed, libvips is done with the pixels and nothing else holds them.
+      canvasBuffers.give(canvas.data);
+    }
   }
 
   async design(job: JobSpec, inputs: RenderInputs, signal?: AbortSignal): Promise<Plan> {

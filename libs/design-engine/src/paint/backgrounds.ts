@@ -4,7 +4,7 @@ import { calmness, crispLayer } from './background-shapes.js';
 import { smoothLayer } from './background-smooth.js';
 import { sceneOf } from './background-scene.js';
 import { checkpoint, shared } from './abort.js';
-import type { Canvas } from './canvas.js';
+import { canvasBuffers, type Canvas } from './canvas.js';
 import { pixelCaches } from './caches.js';
 
 /**
@@ -32,8 +32,10 @@ export async function paintBackground(
     signal,
   );
   checkpoint(signal);
-  // A private copy: the render draws into it.
-  return { data: Buffer.from(pixels), width, height };
+  // A private copy, the render draws into it: in a buffer a finished render gave back when there is one.
+  const data = canvasBuffers.take(pixels.length);
+  pixels.copy(data);
+  return { data, width, height };
 }
 
 function backgroundKey(design: Design, mirror: WeightedColour[] | null): string {

@@ -30,6 +30,48 @@ export interface Sprite {
   top: number;
 }
 
+/**
+ * Canvas buffers given back by renders that have encoded them, for the next render of the same size.
+ * A fresh buffer this large is mapped anew by malloc (blocks over `MALLOC_MMAP_THRESHOLD_`), so copying
+ * a background into it faults in every page: 2.7 MB, about 700 faults, per youtube sd render. Whoever
+ * gives a buffer back must hold no other reference to it.
+ */
+export class CanvasBuffers {
+  private readonly free = new Map<number, Buffer[]>();
+  private held = 0;
+
+  /** Keeps at most `maxBytes` of idle buffers; a buffer given back past that is left to the GC. */
+  constructor(private readonly maxBytes: number) {}
+
+  /** A buffer of exactly `bytes`, with whatever a previous render left in it. */
+  take(bytes: number): Buffer {
+    const reused = this.free.get(bytes)?.pop();
+    if (reused) {
+      this.held -= bytes;
+      return reused;
+    }
+    return Buffer.allocUnsafeSlow(bytes);
+  }
+
+  give(buffer: Buffer): void {
+    // Only whole allocations: a view of a larger one would hand out memory still used elsewhere.
+    if (buffer.byteOffset !== 0 || buffer.byteLength !== buffer.buffer.byteLength) return;
+    if (this.held + buffer.length > this.maxBytes) return;
+    const list = this.free.get(buffer.length) ?? [];
+    list.push(buffer);
+    this.free.set(buffer.length, list);
+    this.held += buffer.length;
+  }
+
+  /** Idle bytes held. */
+  get bytes(): number {
+    return this.held;
+  }
+}
+
+/** Two youtube sd canvases (2.7 MB each): what two concurrent renders of the common size draw into. */
+export const canvasBuffers = new CanvasBuffers(6 * 1024 * 1024);
+
 export function copyCanvas(canvas: Canvas): Canvas {
   return { data: Buffer.from(canvas.data), width: canvas.width, height: canvas.height };
 }
