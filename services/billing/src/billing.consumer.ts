@@ -27,6 +27,8 @@ export const BILLING_GROUP = 'billing';
 export class BillingConsumer implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private subscription: Subscription | null = null;
   private readonly fence: OwnerFence;
+  /** Fired at shutdown: ends an outcome's wait for its reservation (`SettleCreditsUseCase`). */
+  private readonly stopping = new AbortController();
 
   constructor(
     @Inject(EVENT_LOG) private readonly log: EventLog,
@@ -66,7 +68,9 @@ export class BillingConsumer implements OnApplicationBootstrap, BeforeApplicatio
   }
 
   async beforeApplicationShutdown(): Promise<void> {
-    // Commands first: an in-flight one may still be waiting for the projection.
+    // Commands first: an in-flight one may still be waiting for the projection. An outcome waiting
+    // for its reservation stops waiting and is redelivered to the partition's next owner.
+    this.stopping.abort();
     await this.subscription?.close();
     this.subscription = null;
     this.fence.close();
@@ -117,18 +121,18 @@ export class BillingConsumer implements OnApplicationBootstrap, BeforeApplicatio
     if (isEvent(event, 'render.succeeded')) {
       const { accountId, jobId } = event.payload;
       if (accountId) {
-        await this.settleCredits.execute({ commandId: event.id, accountId, jobId, outcome: 'captured' });
+        await this.settleCredits.execute(
+          { commandId: event.id, accountId, jobId, outcome: 'captured' },
+          this.stopping.signal,
+        );
       }
     } else if (isEvent(event, 'render.failed')) {
       const { accountId, jobId, error } = event.payload;
       if (accountId) {
-        await this.settleCredits.execute({
-          commandId: event.id,
-          accountId,
-          jobId,
-          outcome: 'released',
-          reason: error,
-        });
+        await this.settleCredits.execute(
+          { commandId: event.id, accountId, jobId, outcome: 'released', reason: error },
+          this.stopping.signal,
+        );
       }
     }
   }

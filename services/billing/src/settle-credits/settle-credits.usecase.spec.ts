@@ -180,6 +180,18 @@ describe('SettleCreditsUseCase', () => {
       expect(await b.ledgers.ledger(ACCOUNT)).toMatchObject({ used: 0, reserved: 12 });
     });
 
+    it('stops waiting when its signal fires (the replica stopping)', async () => {
+      const { b } = await reserved();
+      const stopping = new AbortController();
+      const pending = waiting(b, 60_000).execute(
+        { commandId: 'evt_r', accountId: ACCOUNT, jobId: 'job_unseen', outcome: 'captured' },
+        stopping.signal,
+      );
+      setTimeout(() => stopping.abort(), 30);
+      await expect(pending).rejects.toMatchObject({ name: 'AbortError' });
+      expect(await b.ledgers.ledger(ACCOUNT)).toMatchObject({ used: 0, reserved: 12 });
+    });
+
     it("does not hold the account's lock while it waits", async () => {
       const { b } = await reserved();
       const order: string[] = [];

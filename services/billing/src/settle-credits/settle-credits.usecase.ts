@@ -51,8 +51,12 @@ export class SettleCreditsUseCase {
     private readonly reservationWaitMs: number = DEFAULT_RESERVATION_WAIT_MS,
   ) {}
 
-  /** Settles, looking again (25 ms, doubling to 1 s) while the reservation is not projected yet. */
-  async execute(command: SettleCreditsCommand): Promise<StoredEvent[]> {
+  /**
+   * Settles, looking again (25 ms, doubling to 1 s) while the reservation is not projected yet. A
+   * fired `signal` (the replica stopping) ends the wait at once, so the outcome is left to the next
+   * owner of its partition instead of holding up the shutdown.
+   */
+  async execute(command: SettleCreditsCommand, signal?: AbortSignal): Promise<StoredEvent[]> {
     const deadline = performance.now() + this.reservationWaitMs;
     for (let look = FIRST_LOOK_MS; ; look = Math.min(look * 2, LAST_LOOK_MS)) {
       const settled = await this.settle(command);
@@ -60,7 +64,7 @@ export class SettleCreditsUseCase {
       const left = deadline - performance.now();
       if (left <= 0) throw new ReservationNotYetKnownError(command.accountId, command.jobId);
       // Outside the account's lock: its reservations and other outcomes go on meanwhile.
-      await sleep(Math.min(look, left));
+      await sleep(Math.min(look, left), undefined, { signal });
     }
   }
 
