@@ -6,6 +6,21 @@ const shape = (text: string, context: Parameters<Shaper['shape']>[3] = 'default'
   shaper.shape(text, 'montserrat-black', 0, context);
 
 describe('Shaper', () => {
+  it('keeps the most recently used shaped pieces up to its count, and shapes an evicted one again alike', () => {
+    const own = new Shaper();
+    const piece = (text: string) => own.shape(text, 'montserrat-black', 0, 'default');
+    const first = piece('Kept');
+    const evicted = piece('Evicted');
+    for (let i = 0; i < Shaper.CACHE_ENTRIES - 2; i++) piece(`#${i}`);
+    // Using 'Kept' makes it the most recent: the next new piece evicts 'Evicted' instead.
+    expect(piece('Kept')).toBe(first);
+    piece('one more');
+    expect(piece('Kept')).toBe(first);
+    const again = piece('Evicted');
+    expect(again).not.toBe(evicted);
+    expect(again).toEqual(evicted);
+  });
+
   it('measures with kerning: "AV" is narrower than "A" plus "V"', () => {
     expect(shape('AV').advance).toBeLessThan(shape('A').advance + shape('V').advance);
   });
