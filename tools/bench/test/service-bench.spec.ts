@@ -41,8 +41,8 @@ function report(
       },
     ],
     rss: [
-      { requests: 1_000, rssMb: rss[0] },
-      { requests: 10_000, rssMb: rss[1] },
+      { requests: 1_000, stretch: 200, rssMb: rss[0], minMb: rss[0] - 20, maxMb: rss[0] + 30, reads: 9 },
+      { requests: 10_000, stretch: 1_000, rssMb: rss[1], minMb: rss[1] - 25, maxMb: rss[1] + 40, reads: 80 },
     ],
     rssFailures: 0,
     startup: {
@@ -94,7 +94,7 @@ describe('bench:service targets', () => {
     ]) {
       expect(rows.filter((row) => row.includes(label))).toHaveLength(3);
     }
-    expect(text).toContain('embedded RSS after 10,000 requests: 260 MB');
+    expect(text).toContain('embedded RSS over requests 9,000-10,000: median 260 MB of 80 reads (235-300)');
     expect(text).toContain('with the snapshot saved at the last stop');
     expect(text).toContain('without a snapshot (full replay)');
     expect(rows.filter((row) => /^ {2}(PASS|FAIL) {2}/.test(row))).toHaveLength(7);

@@ -46,9 +46,17 @@ export interface ServerRun {
   loads: LoadResult[];
 }
 
+/** The embedded service's RSS over the last stretch of requests before a count, read every `RSS_EVERY_MS`. */
 export interface RssSample {
+  /** Requests sent when the stretch ended. */
   requests: number;
+  /** Requests of the stretch the reads were taken under. */
+  stretch: number;
+  /** Median of the reads. */
   rssMb: number;
+  minMb: number;
+  maxMb: number;
+  reads: number;
 }
 
 export interface ServiceBenchReport {
@@ -60,6 +68,27 @@ export interface ServiceBenchReport {
   rssFailures: number;
   /** Spawn to ready after `startupEvents` events, without and with the snapshot; absent when not run. */
   startup?: StartupMeasurement;
+}
+
+/**
+ * RSS is read under load over the last `RSS_STRETCH` requests before each count, not once after it:
+ * a single read swings by tens of MB with where it falls between two full collections.
+ */
+const RSS_STRETCH = 1_000;
+/** A count already passed by the load runs gets a stretch of this many more requests. */
+const RSS_MIN_STRETCH = 200;
+const RSS_EVERY_MS = 500;
+
+/** Reads a process's RSS every `everyMs` until stopped; `stop` answers the reads. */
+function readResidentEvery(pid: number, everyMs: number): { stop(): Promise<number[]> } {
+  const reads: Promise<number>[] = [];
+  const timer = setInterval(() => reads.push(residentMiB(pid)), everyMs);
+  return {
+    stop: () => {
+      clearInterval(timer);
+      return Promise.all(reads);
+    },
+  };
 }
 
 const RENDER_SERVER = fileURLToPath(new URL('./render-server.js', import.meta.url));
@@ -224,14 +253,32 @@ export async function runServiceBench(options: ServiceBenchOptions): Promise<Ser
     const run = await interleavedLoads(started, bare, options);
     servers = run.runs;
     let sent = options.warmup + run.sent;
+    const loadEmbedded = async (requests: number) => {
+      rssFailures += (await syncUnderLoad(embedded.url, keys, 4, requests)).failures;
+      sent += requests;
+    };
     for (const at of options.rssAt) {
-      if (at > sent) {
-        progress.note(`embedded: ${at - sent} more requests over 4 connections, then its RSS`);
-        const load = await syncUnderLoad(embedded.url, keys, 4, at - sent);
-        rssFailures += load.failures;
-        sent = at;
+      const unread = at - sent - RSS_STRETCH;
+      if (unread > 0) {
+        progress.note(`embedded: ${unread} more requests over 4 connections`);
+        await loadEmbedded(unread);
       }
-      rss.push({ requests: sent, rssMb: await residentMiB(embedded.pid!) });
+      const stretch = Math.max(at - sent, RSS_MIN_STRETCH);
+      progress.note(
+        `embedded: ${stretch} more requests over 4 connections, its RSS read every ${RSS_EVERY_MS} ms`,
+      );
+      const reader = readResidentEvery(embedded.pid!, RSS_EVERY_MS);
+      await loadEmbedded(stretch);
+      const reads = (await reader.stop()).sort((a, b) => a - b);
+      if (reads.length === 0) reads.push(await residentMiB(embedded.pid!));
+      rss.push({
+        requests: sent,
+        stretch,
+        rssMb: reads[Math.floor(reads.length / 2)]!,
+        minMb: reads[0]!,
+        maxMb: reads.at(-1)!,
+        reads: reads.length,
+      });
     }
   } finally {
     await bare.stop();

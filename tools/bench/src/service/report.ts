@@ -132,8 +132,9 @@ export function formatServiceReport(report: ServiceBenchReport): string {
   }
   lines.push('');
   for (const sample of report.rss) {
+    const from = (sample.requests - sample.stretch).toLocaleString('en-US');
     lines.push(
-      `embedded RSS after ${sample.requests.toLocaleString('en-US')} requests: ${sample.rssMb.toFixed(0)} MB`,
+      `embedded RSS over requests ${from}-${sample.requests.toLocaleString('en-US')}: median ${sample.rssMb.toFixed(0)} MB of ${sample.reads} reads (${sample.minMb.toFixed(0)}-${sample.maxMb.toFixed(0)})`,
     );
   }
   if (report.rss.length > 0) lines.push(`requests of the RSS run not answered 2xx: ${report.rssFailures}`);
