@@ -215,7 +215,9 @@ function accountsNeeded(options: ServiceBenchOptions): number {
     (sum, c) => sum + Math.max(options.minRequests, c * options.requestsPerConnection) + c * options.rounds,
     0,
   );
-  const total = Math.max(...options.rssAt, 0) + options.warmup + loads;
+  // A count the load runs have already passed still gets a stretch of its own for its RSS reads.
+  const rssStretches = options.rssAt.length * RSS_MIN_STRETCH;
+  const total = Math.max(...options.rssAt, 0) + rssStretches + options.warmup + loads;
   return Math.max(16, Math.ceil(total / 900));
 }
 
