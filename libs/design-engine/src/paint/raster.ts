@@ -1,17 +1,27 @@
 import type { Rgb } from '../layout/index.js';
 import { paintMask, type Canvas, type Mask } from './canvas.js';
 
-/** Scratch cell buffers, reused across masks: allocating megabytes per mask keeps the collector busy. */
+/**
+ * Scratch cell buffers, reused across masks: allocating megabytes per mask keeps the collector busy.
+ * A render needs three or four at once (1–3 MB each for a youtube title), so the pool keeps that much
+ * and no more: a ninth idle buffer is memory held for nothing.
+ */
 const pool: Float32Array[] = [];
+const POOL_BYTES = 8 * 1024 * 1024;
+let pooledBytes = 0;
 
 function takeCells(length: number): Float32Array {
   const index = pool.findIndex((cells) => cells.length >= length);
-  if (index >= 0) return pool.splice(index, 1)[0]!.subarray(0, length);
-  return new Float32Array(length);
+  if (index < 0) return new Float32Array(length);
+  const cells = pool.splice(index, 1)[0]!;
+  pooledBytes -= cells.byteLength;
+  return cells.subarray(0, length);
 }
 
 function releaseCells(cells: Float32Array): void {
-  if (pool.length < 8) pool.push(new Float32Array(cells.buffer));
+  if (pooledBytes + cells.buffer.byteLength > POOL_BYTES) return;
+  pool.push(new Float32Array(cells.buffer));
+  pooledBytes += cells.buffer.byteLength;
 }
 
 /**

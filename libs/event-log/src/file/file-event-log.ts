@@ -117,8 +117,11 @@ const MAX_SEGMENT_BYTES = 0xffffffff;
 const MAX_WRITE_BYTES = 8 * 1024 * 1024;
 const READ_BATCH_RECORDS = 2048;
 const READ_BATCH_BYTES = 1024 * 1024;
-/** At least this much of a topic's newest bytes stays readable from memory (twice it is allocated). */
-const RECENT_BYTES = 1024 * 1024;
+/**
+ * At least this much of a topic's newest bytes stays readable from memory (twice it is allocated):
+ * a few hundred events, more than a live subscriber lags; one further behind reads from disk.
+ */
+const RECENT_BYTES = 256 * 1024;
 
 function remember(tail: RecentBytes, segment: Segment, start: number, frames: Buffer[], bytes: number): void {
   if (bytes > RECENT_BYTES) {
