@@ -1,4 +1,4 @@
-import { withEncoder } from '@thumbforge/imaging';
+import { encodeImage } from '@thumbforge/imaging';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { jobSpec, photoImage, solidImage } from '../testing/index.js';
 import { Renderer } from './engine.js';
@@ -6,14 +6,14 @@ import { RenderAborted } from './paint/abort.js';
 
 vi.mock('@thumbforge/imaging', async (importOriginal) => {
   const actual = await importOriginal<typeof import('@thumbforge/imaging')>();
-  return { ...actual, withEncoder: vi.fn(actual.withEncoder) };
+  return { ...actual, encodeImage: vi.fn(actual.encodeImage) };
 });
 
 const renderer = new Renderer();
 const timedOut = new Error('timed out');
 
 beforeEach(() => {
-  vi.mocked(withEncoder).mockClear();
+  vi.mocked(encodeImage).mockClear();
 });
 
 describe('Renderer: an aborted render', () => {
@@ -24,7 +24,7 @@ describe('Renderer: an aborted render', () => {
     const rendering = renderer.render(job, { photo: await photoImage() }, controller.signal);
     await expect(rendering).rejects.toBeInstanceOf(RenderAborted);
     await expect(rendering).rejects.toMatchObject({ reason: timedOut });
-    expect(withEncoder).not.toHaveBeenCalled();
+    expect(encodeImage).not.toHaveBeenCalled();
   });
 
   it('aborted mid-way, stops before painting and never encodes', async () => {
@@ -34,7 +34,7 @@ describe('Renderer: an aborted render', () => {
     // The render has begun (it is awaiting the design's image analysis) when the signal fires.
     controller.abort(timedOut);
     await expect(rendering).rejects.toMatchObject({ name: 'RenderAborted', reason: timedOut });
-    expect(withEncoder).not.toHaveBeenCalled();
+    expect(encodeImage).not.toHaveBeenCalled();
   });
 
   it('aborted while the photo is being cut, leaves a render sharing that cut unharmed', async () => {
@@ -58,6 +58,6 @@ describe('Renderer: an aborted render', () => {
     const signalled = await renderer.render(job, inputs, new AbortController().signal);
     const plain = await renderer.render(job, inputs);
     expect(signalled.image.equals(plain.image)).toBe(true);
-    expect(withEncoder).toHaveBeenCalledTimes(2);
+    expect(encodeImage).toHaveBeenCalledTimes(2);
   });
 });

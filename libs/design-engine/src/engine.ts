@@ -5,8 +5,7 @@ import {
   type LogoPlacement,
   type OutputFormat,
 } from '@thumbforge/contracts';
-import { withEncoder } from '@thumbforge/imaging';
-import sharp from 'sharp';
+import { encodeImage } from '@thumbforge/imaging';
 import {
   designThumbnail,
   logoRect,
@@ -87,10 +86,7 @@ export async function encode(
   signal?: AbortSignal,
 ): Promise<Buffer> {
   checkpoint(signal);
-  const image = await withEncoder(
-    sharp(canvas.data, { raw: { width: canvas.width, height: canvas.height, channels: 3 } }),
-    outputFormat,
-  ).toBuffer();
+  const image = await encodeImage({ ...canvas, channels: 3 }, outputFormat);
   checkpoint(signal);
   return image;
 }
