@@ -5,6 +5,19 @@ import { Coverage, FlatPath, paintLayers } from './raster.js';
 const total = (alpha: Uint8Array) => alpha.reduce((s, a) => s + a, 0) / 255;
 
 describe('Coverage', () => {
+  it('keeps at most 8 MiB of idle scratch cells for the next rasteriser', () => {
+    // Takes whatever earlier tests left idle (at most eight buffers), so the pool starts empty.
+    for (let i = 0; i < 8; i++) new Coverage(1, 1);
+    // 1,002 × 1,000 cells are 4,008,000 bytes: two fit in 8 MiB, a third does not.
+    const released = Array.from({ length: 4 }, () => new Coverage(1000, 1000));
+    for (const c of released) c.release();
+    const buffers = new Set(released.map((c) => c.cells.buffer));
+    const reused = Array.from({ length: 4 }, () => new Coverage(1000, 1000)).filter((c) =>
+      buffers.has(c.cells.buffer),
+    );
+    expect(reused).toHaveLength(2);
+  });
+
   it('covers exactly the area of a rectangle, with anti-aliased edges', () => {
     const path = new FlatPath();
     path.rect(2.5, 3.25, 10, 4.5);

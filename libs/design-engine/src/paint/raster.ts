@@ -4,9 +4,10 @@ import { paintMask, type Canvas, type Mask } from './canvas.js';
 /**
  * Scratch cell buffers, reused across masks: allocating megabytes per mask keeps the collector busy.
  * A render needs three or four at once (1–3 MB each for a youtube title), so the pool keeps that much
- * and no more: a ninth idle buffer is memory held for nothing.
+ * and no more: eight buffers were up to 14 MB held for nothing.
  */
 const pool: Float32Array[] = [];
+const POOL_BUFFERS = 8;
 const POOL_BYTES = 8 * 1024 * 1024;
 let pooledBytes = 0;
 
@@ -19,7 +20,7 @@ function takeCells(length: number): Float32Array {
 }
 
 function releaseCells(cells: Float32Array): void {
-  if (pooledBytes + cells.buffer.byteLength > POOL_BYTES) return;
+  if (pool.length >= POOL_BUFFERS || pooledBytes + cells.buffer.byteLength > POOL_BYTES) return;
   pool.push(new Float32Array(cells.buffer));
   pooledBytes += cells.buffer.byteLength;
 }
