@@ -9,20 +9,17 @@ import { paintMask, type Canvas, type Mask } from './canvas.js';
 const pool: Float32Array[] = [];
 const POOL_BUFFERS = 8;
 const POOL_BYTES = 8 * 1024 * 1024;
-let pooledBytes = 0;
 
 function takeCells(length: number): Float32Array {
   const index = pool.findIndex((cells) => cells.length >= length);
-  if (index < 0) return new Float32Array(length);
-  const cells = pool.splice(index, 1)[0]!;
-  pooledBytes -= cells.byteLength;
-  return cells.subarray(0, length);
+  if (index >= 0) return pool.splice(index, 1)[0]!.subarray(0, length);
+  return new Float32Array(length);
 }
 
 function releaseCells(cells: Float32Array): void {
-  if (pool.length >= POOL_BUFFERS || pooledBytes + cells.buffer.byteLength > POOL_BYTES) return;
-  pool.push(new Float32Array(cells.buffer));
-  pooledBytes += cells.buffer.byteLength;
+  if (pool.length >= POOL_BUFFERS) return;
+  const pooledBytes = pool.reduce((sum, idle) => sum + idle.byteLength, 0);
+  if (pooledBytes + cells.buffer.byteLength <= POOL_BYTES) pool.push(new Float32Array(cells.buffer));
 }
 
 /**
