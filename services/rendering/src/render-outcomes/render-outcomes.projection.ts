@@ -12,12 +12,21 @@ export interface RenderOutcome {
   eventId: string;
 }
 
+/** Outcomes this process wrote that the projection has not reached yet, at most this many. */
+const RECORDED_AHEAD = 1_000;
+
 /**
  * The rendering service's own view of TOPICS.jobs: which jobs already have a render outcome. It is
  * what makes a re-delivered reservation a no-op.
  */
 @Injectable()
 export class RenderOutcomes {
+  /**
+   * jobId → the outcome this process wrote straight after appending it: when the projection reaches
+   * that event, the document already says so and is not written a second time.
+   */
+  private readonly recorded = new Map<string, string>();
+
   constructor(@Inject(PROJECTION_STORE) private readonly store: ProjectionStore) {}
 
   private get collection() {
@@ -29,15 +38,28 @@ export class RenderOutcomes {
   }
 
   /** Written straight after appending an outcome, so a re-delivery right behind it is already seen. */
-  record(outcome: RenderOutcome): Promise<void> {
-    return this.collection.put(outcome);
+  async record(outcome: RenderOutcome): Promise<void> {
+    await this.collection.put(outcome);
+    if (this.recorded.size >= RECORDED_AHEAD) this.recorded.delete(this.recorded.keys().next().value!);
+    this.recorded.set(outcome.id, fingerprint(outcome));
   }
 
   async apply(event: StoredEvent): Promise<void> {
     if (event.topic !== TOPICS.jobs) return;
     if (isEvent(event, 'render.succeeded') || isEvent(event, 'render.failed')) {
-      const outcome = event.type === 'render.succeeded' ? 'succeeded' : 'failed';
-      await this.record({ id: event.payload.jobId, outcome, eventId: event.id });
+      const outcome: RenderOutcome = {
+        id: event.payload.jobId,
+        outcome: event.type === 'render.succeeded' ? 'succeeded' : 'failed',
+        eventId: event.id,
+      };
+      const recorded = this.recorded.get(outcome.id);
+      this.recorded.delete(outcome.id);
+      if (recorded === fingerprint(outcome)) return;
+      await this.collection.put(outcome);
     }
   }
+}
+
+function fingerprint({ outcome, eventId }: RenderOutcome): string {
+  return `${outcome} ${eventId}`;
 }
