@@ -94,7 +94,7 @@ afterEach(async () => {
 });
 
 describe('RenderingModule', () => {
-  it('renders a reserved job into both buckets and records render.succeeded', async () => {
+  it('renders a reserved job into the CDN bucket alone and records render.succeeded', async () => {
     const { log, readiness } = await start();
     await objects.put('private', 'uploads/photo.jpg', await photoImage(), 'image/jpeg');
     const job = jobSpec({
@@ -111,13 +111,14 @@ describe('RenderingModule', () => {
       id: 'evt_render_job_A',
       causationId: reservation!.id,
       payload: {
-        resultKey: 'results/job_A.webp',
+        resultKey: `users/${job.accountId}/generations/gen_A.webp`,
+        resultBucket: 'public',
         imageUrl: `http://localhost:3000/cdn/users/${job.accountId}/generations/gen_A.webp`,
       },
     });
-    const stored = await objects.get('private', 'results/job_A.webp');
+    const stored = await objects.get('public', `users/${job.accountId}/generations/gen_A.webp`);
     expect((await sharp(stored!.body).metadata()).width).toBe(1280);
-    expect(await objects.get('public', `users/${job.accountId}/generations/gen_A.webp`)).toBeDefined();
+    expect(await objects.get('private', 'results/job_A.webp')).toBeUndefined();
     await until(async () => (readiness.snapshot().ready ? true : undefined), 'readiness');
   });
 

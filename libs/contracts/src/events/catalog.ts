@@ -207,16 +207,32 @@ export interface RenderSucceededV1 {
   width: number;
   height: number;
   bytes: number;
-  /** Where the image is kept for the job's result (private bucket). */
+  /** Where the image is kept for the job's result, in `resultBucket`. */
   resultKey: string;
+  /**
+   * `public`: the result is the CDN copy `imageUrl` links to, the only one kept. Absent: the private
+   * bucket, where the result goes when the upload to the delivery network fails (and where every
+   * result went before the CDN copy was enough).
+   */
+  resultBucket?: ResultBucket;
   /** The public CDN link, or null when the upload to the delivery network failed. */
   imageUrl: string | null;
   webhookUrl: string | null;
   /**
-   * The image itself, base64, only when the private bucket could not keep it (object storage down):
-   * the sync reply and the webhook then still carry it. Absent otherwise.
+   * The image itself, base64, only when neither bucket could keep it (object storage down): the sync
+   * reply and the webhook then still carry it. Absent otherwise.
    */
   inlineImage?: string;
+}
+
+export type ResultBucket = 'private' | 'public';
+
+/** The bucket and key of a job's stored result (`render.succeeded`, a completed webhook's outcome). */
+export function resultLocation(result: { resultKey: string; resultBucket?: ResultBucket }): {
+  bucket: ResultBucket;
+  key: string;
+} {
+  return { bucket: result.resultBucket ?? 'private', key: result.resultKey };
 }
 export interface RenderFailedV1 {
   jobId: string;
@@ -235,6 +251,8 @@ export type WebhookOutcome =
       width: number;
       height: number;
       resultKey: string;
+      /** As in `render.succeeded`. */
+      resultBucket?: ResultBucket;
       imageUrl: string | null;
       /** As in `render.succeeded`: the image, when storage could not keep it. */
       inlineImage?: string;

@@ -9,6 +9,7 @@ import {
   makeEvent,
   newId,
   PLAN_TERMS,
+  resultLocation,
   TOPICS,
   type GenerationResultDto,
   type JobAcceptedDto,
@@ -261,8 +262,8 @@ export class GenerateUseCase {
   }
 
   private async resultBody(result: EventPayloads['render.succeeded']): Promise<GenerationResultDto> {
-    const base64 =
-      result.inlineImage ?? (await this.objects.get('private', result.resultKey))?.body.toString('base64');
+    const { bucket, key } = resultLocation(result);
+    const base64 = result.inlineImage ?? (await this.objects.get(bucket, key))?.body.toString('base64');
     if (!base64) throw new ApiException(500, ERROR_CODES.GENERATION_FAILED, 'Generated image is missing');
     return {
       image: `data:${MIME[result.outputFormat]};base64,${base64}`,

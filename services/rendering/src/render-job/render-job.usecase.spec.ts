@@ -51,18 +51,17 @@ describe('RenderJobUseCase', () => {
     job = jobSpec({ webhookUrl: 'https://hooks.example.test/t' });
   });
 
-  it('stores the image privately and on the CDN, then appends render.succeeded', async () => {
+  it('stores the image once, as the CDN copy, then appends render.succeeded', async () => {
     const { log, objects, useCase } = setup();
     const result = await useCase.execute({ job, reservationEventId: RESERVED });
 
-    const resultKey = `results/${job.jobId}.webp`;
     const publicKey = `users/${job.accountId}/generations/${job.generationId}.webp`;
     expect(result).toEqual({
       status: 'succeeded',
-      resultKey,
+      resultKey: publicKey,
       imageUrl: `https://cdn.example.test/${publicKey}`,
     });
-    expect(objects.objects.get(`private/${resultKey}`)).toEqual({ body: IMAGE, contentType: 'image/webp' });
+    expect([...objects.objects.keys()]).toEqual([`public/${publicKey}`]);
     expect(objects.objects.get(`public/${publicKey}`)).toEqual({ body: IMAGE, contentType: 'image/webp' });
     expect(log.appended).toHaveLength(1);
     expect(log.appended[0]).toMatchObject({
@@ -83,7 +82,8 @@ describe('RenderJobUseCase', () => {
         width: 1280,
         height: 720,
         bytes: IMAGE.length,
-        resultKey,
+        resultKey: publicKey,
+        resultBucket: 'public',
         imageUrl: `https://cdn.example.test/${publicKey}`,
         webhookUrl: 'https://hooks.example.test/t',
       },
@@ -93,10 +93,14 @@ describe('RenderJobUseCase', () => {
   it('uses the png extension and content type for png output', async () => {
     const { objects, useCase } = setup();
     await useCase.execute({ job: { ...job, outputFormat: 'png' }, reservationEventId: RESERVED });
-    expect(objects.objects.get(`private/results/${job.jobId}.png`)?.contentType).toBe('image/png');
-    expect(objects.objects.has(`public/users/${job.accountId}/generations/${job.generationId}.png`)).toBe(
-      true,
-    );
+    const publicKey = `public/users/${job.accountId}/generations/${job.generationId}.png`;
+    expect(objects.objects.get(publicKey)?.contentType).toBe('image/png');
+    objects.failing.add('public');
+    await useCase.execute({
+      job: { ...job, jobId: 'job_private', outputFormat: 'png' },
+      reservationEventId: RESERVED,
+    });
+    expect(objects.objects.get('private/results/job_private.png')?.contentType).toBe('image/png');
   });
 
   it('does nothing on a re-delivery of the same reservation', async () => {
@@ -225,13 +229,15 @@ describe('RenderJobUseCase', () => {
     });
   });
 
-  it('still succeeds with a null imageUrl when the CDN upload fails', async () => {
+  it('keeps the result in the private bucket, with a null imageUrl, when the CDN upload fails', async () => {
     const { log, objects, useCase } = setup();
     objects.failing.add('public');
     const result = await useCase.execute({ job, reservationEventId: RESERVED });
     expect(result).toEqual({ status: 'succeeded', resultKey: `results/${job.jobId}.webp`, imageUrl: null });
     expect(objects.objects.has(`private/results/${job.jobId}.webp`)).toBe(true);
     expect(log.appended[0]).toMatchObject({ type: 'render.succeeded', payload: { imageUrl: null } });
+    // No resultBucket: the private bucket, as every reader of older events assumes.
+    expect(log.appended[0]!.payload).not.toHaveProperty('resultBucket');
   });
 
   it('sends the image inside render.succeeded when storage is down, with a null imageUrl', async () => {
@@ -255,6 +261,7 @@ describe('RenderJobUseCase', () => {
   it('fails the job when storage is down and the image is too large to send inline', async () => {
     const { log, objects, useCase } = setup(new StubModel(async () => Buffer.alloc(700 * 1024, 1)));
     objects.failing.add('private');
+    objects.failing.add('public');
     const error = 'The generated image could not be stored';
     expect(await useCase.execute({ job, reservationEventId: RESERVED })).toEqual({ status: 'failed', error });
     expect(log.appended[0]).toMatchObject({ type: 'render.failed', payload: { error } });
@@ -320,7 +327,7 @@ describe('RenderJobUseCase', () => {
       reservationEventId: RESERVED,
     });
     expect(result.status).toBe('succeeded');
-    const stored = objects.objects.get(`private/results/${job.jobId}.png`)!;
+    const stored = objects.objects.get(`public/users/${job.accountId}/generations/${job.generationId}.png`)!;
     const meta = await sharp(stored.body).metadata();
     expect([meta.format, meta.width, meta.height]).toEqual(['png', 1024, 1024]);
   });

@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { makeEvent, TOPICS, type JobSpec } from '@thumbforge/contracts';
+import { makeEvent, TOPICS, type JobSpec, type ResultBucket } from '@thumbforge/contracts';
 import { EVENT_LOG, type EventLog } from '@thumbforge/event-log';
 import { CONTENT_TYPES, extensionOf } from '@thumbforge/imaging';
 import { OBJECT_STORE, type ObjectStore } from '@thumbforge/object-store';
@@ -39,19 +39,29 @@ export function publicKeyOf(job: Pick<JobSpec, 'accountId' | 'generationId' | 'o
 }
 
 /**
- * The largest image sent inside `render.succeeded` when the private bucket cannot keep it: base64
+ * The largest image sent inside `render.succeeded` when neither bucket can keep it: base64
  * makes it a third larger, and the event must stay under Kafka's default 1 MB message limit.
  */
 const MAX_INLINE_IMAGE_BYTES = 600 * 1024;
+
+type StoredResult =
+  | {
+      ok: true;
+      resultKey: string;
+      resultBucket: ResultBucket;
+      imageUrl: string | null;
+      inlineImage?: string;
+    }
+  | { ok: false; error: GenerationError };
 
 /** A failure whose message is written for the user as it is (it ends up in `generation.failed`). */
 class GenerationError extends Error {}
 
 /**
  * Renders one reserved job: loads its images from the private bucket, has the generation model draw it
- * within `renderTimeoutMs`, keeps the result in the private bucket and publishes it to the CDN bucket, then
- * records `render.succeeded` or `render.failed` on TOPICS.jobs. Idempotent per job: a job that already
- * has an outcome is left alone.
+ * within `renderTimeoutMs`, publishes the result to the CDN bucket (or, when that fails, keeps it in the
+ * private one), then records `render.succeeded` or `render.failed` on TOPICS.jobs. Idempotent per job:
+ * a job that already has an outcome is left alone.
  */
 @Injectable()
 export class RenderJobUseCase {
@@ -83,18 +93,9 @@ export class RenderJobUseCase {
     }
     recordRenderDuration({ ...measured, status: 'succeeded' }, (performance.now() - started) / 1000);
 
-    const resultKey = resultKeyOf(job);
-    // The private copy and the CDN copy are independent writes: they overlap.
-    const [kept, imageUrl] = await Promise.all([
-      this.keep(job, resultKey, rendered.image),
-      this.publish(job, rendered.image),
-    ]);
-    if (!kept.ok) {
-      // A failed job leaves no CDN copy behind.
-      if (imageUrl) await this.objects.delete('public', publicKeyOf(job)).catch(() => undefined);
-      return this.fail(job, reservationEventId, kept.error);
-    }
-    const { inlineImage } = kept;
+    const stored = await this.store(job, rendered.image);
+    if (!stored.ok) return this.fail(job, reservationEventId, stored.error);
+    const { resultKey, resultBucket, imageUrl, inlineImage } = stored;
 
     const event = makeEvent(
       'render.succeeded',
@@ -109,6 +110,7 @@ export class RenderJobUseCase {
         height: rendered.height,
         bytes: rendered.image.length,
         resultKey,
+        ...(resultBucket === 'public' ? { resultBucket } : {}),
         imageUrl,
         webhookUrl: job.webhookUrl,
         ...(inlineImage ? { inlineImage } : {}),
@@ -126,24 +128,25 @@ export class RenderJobUseCase {
   }
 
   /**
-   * The result for the caller. When storage is down, a small enough image rides in the event itself
-   * (base64), so the caller still gets it.
+   * Keeps the result once: the CDN copy is the result when the upload to the delivery network works;
+   * otherwise the private bucket keeps it, and when storage is down altogether a small enough image
+   * rides in the event itself (base64), so the caller still gets it.
    */
-  private async keep(
-    job: JobSpec,
-    resultKey: string,
-    image: Buffer,
-  ): Promise<{ ok: true; inlineImage?: string } | { ok: false; error: GenerationError }> {
+  private async store(job: JobSpec, image: Buffer): Promise<StoredResult> {
+    const imageUrl = await this.publish(job, image);
+    if (imageUrl) return { ok: true, resultKey: publicKeyOf(job), resultBucket: 'public', imageUrl };
+    const resultKey = resultKeyOf(job);
     try {
       await this.objects.put('private', resultKey, image, CONTENT_TYPES[job.outputFormat]);
-      return { ok: true };
+      return { ok: true, resultKey, resultBucket: 'private', imageUrl: null };
     } catch (error) {
       if (image.length > MAX_INLINE_IMAGE_BYTES) {
         this.logger.error({ jobId: job.jobId, err: error }, 'storing the render result failed');
         return { ok: false, error: new GenerationError('The generated image could not be stored') };
       }
       this.logger.warn({ jobId: job.jobId, err: error }, 'storing the render result failed; sent inline');
-      return { ok: true, inlineImage: image.toString('base64') };
+      const inlineImage = image.toString('base64');
+      return { ok: true, resultKey, resultBucket: 'private', imageUrl: null, inlineImage };
     }
   }
 

@@ -3,7 +3,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { INestApplicationContext } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
-import { makeEvent, TOPICS, type JobSpec, type StoredEvent } from '@thumbforge/contracts';
+import {
+  makeEvent,
+  resultLocation,
+  TOPICS,
+  type EventPayloads,
+  type JobSpec,
+  type StoredEvent,
+} from '@thumbforge/contracts';
 import { FileEventLog } from '@thumbforge/event-log';
 import { LocalObjectStore } from '@thumbforge/object-store';
 import { createLogger, InfrastructureModule, type Config } from '@thumbforge/platform';
@@ -111,7 +118,8 @@ describe('RenderingModule with GENERATION_MODEL=openai', () => {
     }
     expect(outcome).toMatchObject({ type: 'render.succeeded', payload: { width: 1280, height: 720 } });
     expect(server.seen.map((r) => r.path)).toEqual(['/v1/images/generations']);
-    const stored = await objects.get('private', 'results/job_X.webp');
+    const { bucket, key } = resultLocation(outcome!.payload as EventPayloads['render.succeeded']);
+    const stored = await objects.get(bucket, key);
     expect(distance((await pixels(stored!.body)).at(640, 360), [0x20, 0x50, 0xe0])).toBeLessThan(20);
   });
 });

@@ -289,7 +289,7 @@ describe('RenderJobUseCase with the external model and no fallback', () => {
       type: 'render.succeeded',
       payload: { width: 1280, height: 720 },
     });
-    const stored = objects.objects.get(`private/results/${job.jobId}.webp`)!;
+    const stored = objects.objects.get(`public/users/${job.accountId}/generations/${job.generationId}.webp`)!;
     const px = await pixels(stored.body);
     expect(distance(px.at(1000, 500), MODEL_BLUE)).toBeLessThan(20);
     expect(server.seen[0]!.path).toBe('/v1/images/generations');

@@ -4,6 +4,7 @@ import {
   type EventEnvelope,
   type StoredEvent,
   type WebhookDeliveryRequestedV1,
+  type WebhookOutcome,
 } from '@thumbforge/contracts';
 import { createLogger, encryptApiKey, PUBLIC_TEST_KEY, type Config } from '@thumbforge/platform';
 import type { LocalObjectStore } from '@thumbforge/object-store';
@@ -98,6 +99,24 @@ describe('AttemptDeliveryUseCase', () => {
   }
 
   /** The attempts' facts: neither the request nor owner markers. */
+  /** A completed outcome of a youtube WebP, its result where `where` says. */
+  function completed(
+    where: Pick<
+      Extract<WebhookOutcome, { event: 'generation.completed' }>,
+      'resultKey' | 'resultBucket' | 'imageUrl'
+    >,
+  ): WebhookOutcome {
+    return {
+      event: 'generation.completed',
+      generationId: 'gen_1',
+      format: 'youtube',
+      outputFormat: 'webp',
+      width: 1280,
+      height: 720,
+      ...where,
+    };
+  }
+
   async function recorded(): Promise<StoredEvent[]> {
     const events = await temp.events(TOPICS.webhooks);
     return events.filter((e) => e.type !== 'webhook.delivery-requested' && e.type !== 'log.owner-fenced');
@@ -217,18 +236,7 @@ describe('AttemptDeliveryUseCase', () => {
   });
 
   it('fails the attempt without a request when the image is gone', async () => {
-    await requestDelivery({
-      outcome: {
-        event: 'generation.completed',
-        generationId: 'gen_1',
-        format: 'youtube',
-        outputFormat: 'webp',
-        width: 1280,
-        height: 720,
-        resultKey: 'results/job_1.webp',
-        imageUrl: null,
-      },
-    });
+    await requestDelivery({ outcome: completed({ resultKey: 'results/job_1.webp', imageUrl: null }) });
     expect(await useCase.execute({ jobId: 'job_1', attempt: 1 })).toMatchObject({ kind: 'retry' });
     expect(post).not.toHaveBeenCalled();
     expect((await recorded())[0]!.payload).toMatchObject({
@@ -240,6 +248,25 @@ describe('AttemptDeliveryUseCase', () => {
     expect(await useCase.execute({ jobId: 'job_1', attempt: 2 })).toEqual({ kind: 'delivered' });
     expect(JSON.parse(post.mock.calls[0]![1]).data.image).toBe(
       `data:image/webp;base64,${Buffer.from('img').toString('base64')}`,
+    );
+  });
+
+  it('sends the image from the bucket the render kept it in', async () => {
+    const publicKey = 'users/acc_1/generations/gen_1.webp';
+    await requestDelivery({
+      outcome: completed({
+        resultKey: publicKey,
+        resultBucket: 'public',
+        imageUrl: `http://cdn.test/${publicKey}`,
+      }),
+    });
+    // The same key in the private bucket is not the result.
+    await objects.put('private', publicKey, Buffer.from('not it'), 'image/webp');
+    await objects.put('public', publicKey, Buffer.from('cdn copy'), 'image/webp');
+    post.mockResolvedValue({ ok: true, status: 200 });
+    expect(await useCase.execute({ jobId: 'job_1', attempt: 1 })).toEqual({ kind: 'delivered' });
+    expect(JSON.parse(post.mock.calls[0]![1]).data.image).toBe(
+      `data:image/webp;base64,${Buffer.from('cdn copy').toString('base64')}`,
     );
   });
 

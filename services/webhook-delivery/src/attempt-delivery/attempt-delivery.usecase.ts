@@ -1,5 +1,11 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { makeEvent, TOPICS, type EnvelopeOptions, type EventEnvelope } from '@thumbforge/contracts';
+import {
+  makeEvent,
+  resultLocation,
+  TOPICS,
+  type EnvelopeOptions,
+  type EventEnvelope,
+} from '@thumbforge/contracts';
 import { EVENT_LOG, type EventLog } from '@thumbforge/event-log';
 import { OBJECT_STORE, type ObjectStore } from '@thumbforge/object-store';
 import { CLOCK, CONFIG, LOGGER, type Clock, type Config, type Logger } from '@thumbforge/platform';
@@ -142,10 +148,9 @@ export class AttemptDeliveryUseCase {
     if (key === undefined) return { ok: false, status: null, error: 'no API key is known for the account' };
     let image: Buffer | undefined;
     if (delivery.outcome.event === 'generation.completed') {
-      const { inlineImage, resultKey } = delivery.outcome;
-      image = inlineImage
-        ? Buffer.from(inlineImage, 'base64')
-        : (await this.objects.get('private', resultKey))?.body;
+      const { inlineImage } = delivery.outcome;
+      const { bucket, key } = resultLocation(delivery.outcome);
+      image = inlineImage ? Buffer.from(inlineImage, 'base64') : (await this.objects.get(bucket, key))?.body;
       if (!image) return { ok: false, status: null, error: 'the generated image is no longer available' };
     }
     const body = webhookBody(

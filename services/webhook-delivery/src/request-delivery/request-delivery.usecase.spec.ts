@@ -78,6 +78,13 @@ describe('RequestDeliveryUseCase', () => {
     expect(await temp.log.size(TOPICS.webhooks)).toBe(1);
   });
 
+  it('carries the bucket the render kept the result in', async () => {
+    const plain = succeeded('https://hooks.example.com/t');
+    const event = { ...plain, payload: { ...plain.payload, resultBucket: 'public' as const } };
+    const requested = await useCase.execute({ event: await onJobs(event) });
+    expect((requested?.payload as { outcome: unknown }).outcome).toHaveProperty('resultBucket', 'public');
+  });
+
   it('requests the delivery of a failed job with its error', async () => {
     const render = await onJobs(
       makeEvent('render.failed', 'job_2', {

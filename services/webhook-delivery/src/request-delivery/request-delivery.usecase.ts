@@ -29,8 +29,8 @@ export class RequestDeliveryUseCase {
   async execute({ event }: RequestDeliveryCommand): Promise<StoredEvent | null> {
     let outcome: WebhookOutcome;
     if (isEvent(event, 'render.succeeded')) {
-      const { generationId, format, outputFormat, width, height, resultKey, imageUrl, inlineImage } =
-        event.payload;
+      const { generationId, format, outputFormat, width, height } = event.payload;
+      const { resultKey, resultBucket, imageUrl, inlineImage } = event.payload;
       outcome = {
         event: 'generation.completed',
         generationId,
@@ -39,6 +39,7 @@ export class RequestDeliveryUseCase {
         width,
         height,
         resultKey,
+        ...(resultBucket ? { resultBucket } : {}),
         imageUrl,
         ...(inlineImage ? { inlineImage } : {}),
       };
