@@ -117,8 +117,10 @@ export class RenderJobUseCase {
       },
       this.envelopeOptions(job, reservationEventId),
     );
-    await this.log.append(TOPICS.jobs, [event]);
-    await this.outcomes.record({ id: job.jobId, outcome: 'succeeded', eventId: event.id });
+    await this.outcomes.record(
+      { id: job.jobId, outcome: 'succeeded', eventId: event.id },
+      this.log.append(TOPICS.jobs, [event]),
+    );
     countGeneration({ format: job.format, model: job.model, status: 'succeeded' });
     this.logger.info(
       { jobId: job.jobId, bytes: rendered.image.length, imageUrl, by: rendered.by },
@@ -222,8 +224,10 @@ export class RenderJobUseCase {
       { jobId: job.jobId, accountId: job.accountId, error: message, webhookUrl: job.webhookUrl },
       this.envelopeOptions(job, reservationEventId),
     );
-    await this.log.append(TOPICS.jobs, [event]);
-    await this.outcomes.record({ id: job.jobId, outcome: 'failed', eventId: event.id });
+    await this.outcomes.record(
+      { id: job.jobId, outcome: 'failed', eventId: event.id },
+      this.log.append(TOPICS.jobs, [event]),
+    );
     countGeneration({ format: job.format, model: job.model, status: 'failed' });
     this.logger.info({ jobId: job.jobId, error: message }, 'render failed');
     return { status: 'failed', error: message };

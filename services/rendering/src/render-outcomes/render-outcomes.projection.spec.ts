@@ -56,11 +56,10 @@ describe('RenderOutcomes', () => {
     const outcomes = new RenderOutcomes(store);
     const event = outcomeEvent('job_1', applied, 7);
     if (recorded) {
-      await outcomes.record({
-        id: 'job_1',
-        outcome: recorded === 'render.succeeded' ? 'succeeded' : 'failed',
-        eventId: event.id,
-      });
+      await outcomes.record(
+        { id: 'job_1', outcome: recorded === 'render.succeeded' ? 'succeeded' : 'failed', eventId: event.id },
+        Promise.resolve(),
+      );
     }
     await outcomes.apply(event);
     expect(puts).toHaveLength(writes);
@@ -71,11 +70,36 @@ describe('RenderOutcomes', () => {
     });
   });
 
+  it('writes the document once when the projection reaches the event before the append returns', async () => {
+    const { store, puts } = countingStore();
+    const outcomes = new RenderOutcomes(store);
+    const event = outcomeEvent('job_1', 'render.succeeded', 7);
+    let acknowledge!: () => void;
+    const appended = new Promise<void>((resolve) => (acknowledge = resolve));
+    const recording = outcomes.record({ id: 'job_1', outcome: 'succeeded', eventId: event.id }, appended);
+    const applying = outcomes.apply(event);
+    acknowledge();
+    await Promise.all([recording, applying]);
+    expect(puts).toEqual(['job_1']);
+  });
+
+  it('writes the outcome from the event when the recording write fails', async () => {
+    const { store, puts } = countingStore();
+    const outcomes = new RenderOutcomes(store);
+    const event = outcomeEvent('job_1', 'render.succeeded', 7);
+    const appended = Promise.reject(new Error('log unavailable'));
+    const recording = outcomes.record({ id: 'job_1', outcome: 'succeeded', eventId: event.id }, appended);
+    await expect(recording).rejects.toThrow('log unavailable');
+    await outcomes.apply(event);
+    expect(puts).toEqual(['job_1']);
+    expect(await outcomes.get('job_1')).toMatchObject({ outcome: 'succeeded' });
+  });
+
   it('writes a replayed outcome again once it has passed the one it recorded', async () => {
     const { store, puts } = countingStore();
     const outcomes = new RenderOutcomes(store);
     const event = outcomeEvent('job_1', 'render.succeeded', 7);
-    await outcomes.record({ id: 'job_1', outcome: 'succeeded', eventId: event.id });
+    await outcomes.record({ id: 'job_1', outcome: 'succeeded', eventId: event.id }, Promise.resolve());
     await outcomes.apply(event);
     // A rebuilt store replays the log: the same event is applied to a store that may have lost it.
     await outcomes.apply(event);

@@ -22,10 +22,11 @@ const RECORDED_AHEAD = 1_000;
 @Injectable()
 export class RenderOutcomes {
   /**
-   * jobId → the outcome this process wrote straight after appending it: when the projection reaches
-   * that event, the document already says so and is not written a second time.
+   * jobId → the outcome this process writes straight after appending it, and whether that write
+   * succeeded: when the projection reaches the event, even before the write, the document is not
+   * written a second time.
    */
-  private readonly recorded = new Map<string, string>();
+  private readonly recorded = new Map<string, { fingerprint: string; written: Promise<boolean> }>();
 
   constructor(@Inject(PROJECTION_STORE) private readonly store: ProjectionStore) {}
 
@@ -37,11 +38,21 @@ export class RenderOutcomes {
     return this.collection.get(jobId);
   }
 
-  /** Written straight after appending an outcome, so a re-delivery right behind it is already seen. */
-  async record(outcome: RenderOutcome): Promise<void> {
-    await this.collection.put(outcome);
+  /**
+   * Writes an outcome as soon as `appended`, the append of its event, resolves, so a re-delivery right
+   * behind it is already seen. Known from the start: the projection may reach the event first.
+   */
+  async record(outcome: RenderOutcome, appended: Promise<unknown>): Promise<void> {
+    const written = appended.then(() => this.collection.put(outcome));
     if (this.recorded.size >= RECORDED_AHEAD) this.recorded.delete(this.recorded.keys().next().value!);
-    this.recorded.set(outcome.id, fingerprint(outcome));
+    this.recorded.set(outcome.id, {
+      fingerprint: fingerprint(outcome),
+      written: written.then(
+        () => true,
+        () => false,
+      ),
+    });
+    await written;
   }
 
   async apply(event: StoredEvent): Promise<void> {
@@ -54,7 +65,7 @@ export class RenderOutcomes {
       };
       const recorded = this.recorded.get(outcome.id);
       this.recorded.delete(outcome.id);
-      if (recorded === fingerprint(outcome)) return;
+      if (recorded?.fingerprint === fingerprint(outcome) && (await recorded.written)) return;
       await this.collection.put(outcome);
     }
   }
