@@ -173,11 +173,14 @@ describe('cluster mode: OpenTelemetry from request to webhook', () => {
             s.attrs['thumbforge.event.type'] === 'billing.credits-captured',
         );
         const served = trace.some((s) => s.kind === SPAN_KIND.server && s.service === 'thumbforge-gateway');
-        const stored =
-          trace.filter((s) => s.service === 'thumbforge-rendering' && s.attrs['rpc.method'] === 'PutObject')
-            .length >= 2;
+        const stored = trace.some(
+          (s) => s.service === 'thumbforge-rendering' && s.attrs['rpc.method'] === 'PutObject',
+        );
+        const read = trace.some(
+          (s) => s.service === 'thumbforge-gateway' && s.attrs['rpc.method'] === 'GetObject',
+        );
         const hopped = new Set(kafkaHops(trace).map((hop) => hop.to)).size >= 3;
-        return settled && served && stored && hopped && trace;
+        return settled && served && stored && read && hopped && trace;
       },
       30_000,
       250,
@@ -218,14 +221,15 @@ describe('cluster mode: OpenTelemetry from request to webhook', () => {
       'messaging.kafka.offset': expect.any(Number),
     });
     expect(spans.some((s) => s.attrs['db.system'] === 'mongodb' && s.kind === SPAN_KIND.client)).toBe(true);
-    // The private copy and the CDN copy are written at once, so their spans come in either order.
-    const puts = spans.filter(
-      (s) => s.service === 'thumbforge-rendering' && s.attrs['rpc.method'] === 'PutObject',
-    );
-    expect(new Set(puts.map((s) => s.attrs['aws.s3.bucket']))).toEqual(
-      new Set(['thumbforge-private', 'thumbforge-public']),
-    );
-    for (const put of puts) expect(put.attrs['rpc.system']).toBe('aws-api');
+    // The result is stored once, as the CDN copy, and the gateway answers with it from there.
+    const calls = (service: string, method: string) =>
+      spans.filter((s) => s.service === service && s.attrs['rpc.method'] === method);
+    const puts = calls('thumbforge-rendering', 'PutObject');
+    expect(puts.map((s) => s.attrs['aws.s3.bucket'])).toEqual(['thumbforge-public']);
+    expect(puts[0]!.attrs['rpc.system']).toBe('aws-api');
+    expect(calls('thumbforge-gateway', 'GetObject').map((s) => s.attrs['aws.s3.bucket'])).toEqual([
+      'thumbforge-public',
+    ]);
 
     // Logs written while handling the job carry its trace id.
     const rendered = cluster.processes.rendering.output
