@@ -9,7 +9,6 @@ import {
   makeEvent,
   newId,
   PLAN_TERMS,
-  resultLocation,
   TOPICS,
   type GenerationResultDto,
   type JobAcceptedDto,
@@ -22,11 +21,12 @@ import {
 import { needsSavedAssets, NO_SAVED_ASSETS, resolveJobAssets } from '@thumbforge/domain';
 import { EVENT_LOG, type EventLog } from '@thumbforge/event-log';
 import { checkWebhookUrl } from '@thumbforge/http-safety';
-import { parseImageDataUrl, renderPlaceholder } from '@thumbforge/imaging';
+import { CONTENT_TYPES, parseImageDataUrl, renderPlaceholder } from '@thumbforge/imaging';
 import { OBJECT_STORE, type Bucket, type ObjectStore } from '@thumbforge/object-store';
 import { CLOCK, CONFIG, STEP_TIMEOUT_MS, type Clock, type Config } from '@thumbforge/platform';
 import type { Principal } from '../auth/principal.js';
 import { ApiException } from '../http/api-exception.js';
+import { resultDto, resultImage } from '../jobs/job-result.js';
 import { Replies } from '../messaging/replies.js';
 import { GatewayReadModel } from '../read-model/gateway-read-model.js';
 import { creditHeaders } from './credit-headers.js';
@@ -35,8 +35,6 @@ import type { GenerateCommand } from './generate.command.js';
 export type GenerateOutcome =
   | { kind: 'completed'; body: GenerationResultDto; headers: Record<string, string> }
   | { kind: 'accepted'; body: JobAcceptedDto; headers: Record<string, string> };
-
-const MIME: Record<'webp' | 'png', string> = { webp: 'image/webp', png: 'image/png' };
 
 interface UploadKeys {
   photo: string | null;
@@ -262,17 +260,9 @@ export class GenerateUseCase {
   }
 
   private async resultBody(result: EventPayloads['render.succeeded']): Promise<GenerationResultDto> {
-    const { bucket, key } = resultLocation(result);
-    const base64 = result.inlineImage ?? (await this.objects.get(bucket, key))?.body.toString('base64');
+    const base64 = await resultImage(result, this.objects);
     if (!base64) throw new ApiException(500, ERROR_CODES.GENERATION_FAILED, 'Generated image is missing');
-    return {
-      image: `data:${MIME[result.outputFormat]};base64,${base64}`,
-      format: result.format,
-      outputFormat: result.outputFormat,
-      generationId: result.generationId,
-      imageUrl: result.imageUrl,
-      dimensions: { width: result.width, height: result.height },
-    };
+    return resultDto(result, base64);
   }
 
   private secondsUntil(iso: string | undefined): string {
@@ -296,7 +286,7 @@ export class GenerateUseCase {
     const publicKey = `users/public-test/placeholders/${variant}`;
     let imageUrl: string | null;
     try {
-      await this.storeOnce('public', publicKey, image, MIME[request.outputFormat]);
+      await this.storeOnce('public', publicKey, image, CONTENT_TYPES[request.outputFormat]);
       imageUrl = this.objects.publicUrl(publicKey);
     } catch {
       imageUrl = null;
@@ -305,7 +295,7 @@ export class GenerateUseCase {
       return {
         kind: 'completed',
         body: {
-          image: `data:${MIME[request.outputFormat]};base64,${image.toString('base64')}`,
+          image: `data:${CONTENT_TYPES[request.outputFormat]};base64,${image.toString('base64')}`,
           format,
           outputFormat: request.outputFormat,
           generationId,
@@ -316,7 +306,7 @@ export class GenerateUseCase {
       };
     }
     const resultKey = `results/public-test/${variant}`;
-    await this.storeOnce('private', resultKey, image, MIME[request.outputFormat]);
+    await this.storeOnce('private', resultKey, image, CONTENT_TYPES[request.outputFormat]);
     // accountId null: webhook-delivery signs with the public test key.
     await this.log.append(TOPICS.webhooks, [
       makeEvent(
