@@ -88,6 +88,22 @@ export interface AppendOptions {
 export interface ReadOptions {
   fromOffset?: number;
   partition?: number;
+  /**
+   * Only events of these types. A replay that folds a few types of a topic names them, and the
+   * adapters skip the other records without decoding them. Positions stay the log's, so the events
+   * read need not be contiguous.
+   */
+  types?: readonly string[];
+}
+
+/** The `types` of a read as a set (undefined: every type), refusing anything but a list of strings. */
+export function typeFilter(options: ReadOptions): ReadonlySet<string> | undefined {
+  const { types } = options;
+  if (types === undefined) return undefined;
+  if (!Array.isArray(types) || types.some((type) => typeof type !== 'string')) {
+    throw new TypeError('types must be a list of event types');
+  }
+  return new Set(types);
 }
 
 export interface EventLog {

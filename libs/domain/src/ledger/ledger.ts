@@ -67,7 +67,8 @@ export interface BillingChange {
   entry?: LedgerEntry;
 }
 
-const BILLING_FACTS = new Set<string>([
+/** The event types the ledger folds: a replay reads only these (`ReadOptions.types`). */
+export const BILLING_FACT_TYPES: readonly string[] = [
   'billing.account-opened',
   'billing.account-changed',
   'billing.period-started',
@@ -75,7 +76,9 @@ const BILLING_FACTS = new Set<string>([
   'billing.credits-rejected',
   'billing.credits-captured',
   'billing.credits-released',
-]);
+];
+
+const BILLING_FACTS = new Set(BILLING_FACT_TYPES);
 
 /** Whether an envelope is a billing fact the ledger folds (commands and other types are not). */
 export function isBillingFact(event: EventEnvelope): boolean {

@@ -7,6 +7,7 @@ import {
   assertSinglePartition,
   assertSubscriptionCounts,
   positionKey,
+  typeFilter,
   type AppendOptions,
   type EventLog,
   type ReadOptions,
@@ -14,7 +15,14 @@ import {
   type SubscriptionOptions,
 } from '../port.js';
 import { FileSubscription, type SubscriptionHost } from './file-subscription.js';
-import { cleanEnvelope, checkFrame, encodeRecord, parseRecord, toStoredEvent } from './frame.js';
+import {
+  cleanEnvelope,
+  checkFrame,
+  encodeRecord,
+  parseRecord,
+  peekRecordType,
+  toStoredEvent,
+} from './frame.js';
 import { acquireLock, syncDir } from './fs-util.js';
 import {
   DEFAULT_COMMIT_INTERVAL_MS,
@@ -251,7 +259,7 @@ export class FileEventLog implements EventLog {
     this.onError = options.onError ?? defaultOnError;
     this.host = {
       end: (topic) => this.topics.get(topic)?.next ?? 0,
-      readBatch: (topic, from, end) => this.readBatch(topic, from, end),
+      readBatch: async (topic, from, end) => (await this.readBatch(topic, from, end, undefined)).events,
       deadLetter: async (event) => {
         await this.append(DEAD_LETTER_TOPIC, [event]);
       },
@@ -531,10 +539,19 @@ export class FileEventLog implements EventLog {
     return segment.handle;
   }
 
-  /** Reads from `from` up to a bounded batch (one segment, at most `end`) in a single disk read. */
-  private async readBatch(topic: string, from: number, end: number): Promise<StoredEvent[]> {
+  /**
+   * Reads from `from` up to a bounded batch (one segment, at most `end`) in a single disk read: the
+   * events of `types` (all without it) and the offset after the last record read. Every record's
+   * frame is checked, skipped or not.
+   */
+  private async readBatch(
+    topic: string,
+    from: number,
+    end: number,
+    types: ReadonlySet<string> | undefined,
+  ): Promise<{ events: StoredEvent[]; next: number }> {
     const state = this.topics.get(topic);
-    if (!state || from >= end) return [];
+    if (!state || from >= end) return { events: [], next: end };
     const segments = state.segments;
     let low = 0;
     let high = segments.length - 1;
@@ -563,9 +580,15 @@ export class FileEventLog implements EventLog {
       if (!check.ok) {
         throw new CorruptLogError(`${segment.path}: ${check.reason} at offset ${segment.base + i}`);
       }
-      events.push(toStoredEvent(parseRecord(buf, at, check.length), topic, segment.base + i));
+      if (types) {
+        const type = peekRecordType(buf, at, check.length);
+        if (type !== undefined && !types.has(type)) continue;
+      }
+      const body = parseRecord(buf, at, check.length);
+      if (types && !types.has(body.type)) continue;
+      events.push(toStoredEvent(body, topic, segment.base + i));
     }
-    return events;
+    return { events, next: segment.base + last };
   }
 
   async *read(topic: string, options: ReadOptions = {}): AsyncIterable<StoredEvent> {
@@ -578,15 +601,16 @@ export class FileEventLog implements EventLog {
     assertSinglePartition(topic, options.partition);
     let from = options.fromOffset ?? 0;
     if (!isOffset(from)) throw new RangeError(`fromOffset must be a non-negative integer, not ${from}`);
+    const types = typeFilter(options);
     const end = this.host.end(topic);
     // One batch ahead: the disk read of the next overlaps the caller's work on this one.
-    let ahead = from < end ? this.readBatch(topic, from, end) : undefined;
+    let ahead = from < end ? this.readBatch(topic, from, end, types) : undefined;
     try {
       while (ahead) {
-        const batch = await ahead;
-        from += batch.length;
-        ahead = from < end ? this.readBatch(topic, from, end) : undefined;
-        yield batch;
+        const { events, next } = await ahead;
+        from = next;
+        ahead = from < end ? this.readBatch(topic, from, end, types) : undefined;
+        if (events.length > 0) yield events;
       }
     } finally {
       // A caller that stops early leaves a read in flight; its outcome no longer matters.

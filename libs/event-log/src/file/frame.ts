@@ -64,6 +64,57 @@ export function parseRecord(buf: Buffer, at: number, length: number): RecordBody
   return JSON.parse(buf.toString('utf8', at + HEADER_BYTES, at + HEADER_BYTES + length)) as RecordBody;
 }
 
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const BATCH_OPENING = Buffer.from('{"$batch":[');
+const BATCH_ID = Buffer.from('],"id":"');
+const ID_OPENING = Buffer.from('{"id":"');
+const TYPE_FIELD = Buffer.from(',"type":"');
+
+/** Whether `buf` holds `bytes` at `at`, within `end`. */
+function holds(buf: Buffer, at: number, end: number, bytes: Buffer): boolean {
+  if (at + bytes.length > end) return false;
+  // A loop: for a few bytes it is cheaper than a call into Buffer.compare.
+  for (let i = 0; i < bytes.length; i++) if (buf[at + i] !== bytes[i]) return false;
+  return true;
+}
+
+/** Where the JSON string whose content starts at `at` closes; -1 when it has an escape or runs past `end`. */
+function plainStringEnd(buf: Buffer, at: number, end: number): number {
+  for (let i = at; i < end; i++) {
+    const byte = buf[i];
+    if (byte === QUOTE) return i;
+    if (byte === BACKSLASH) return -1;
+  }
+  return -1;
+}
+
+/**
+ * The event type of the record at `at` without parsing it, for reads that skip the types they do not
+ * want. `encodeRecord` writes `$batch` (when present), then `id` and `type` first, so the type is the
+ * string after the id. Undefined when the record does not open that way or either string has an
+ * escape: the caller then parses the record to learn its type.
+ */
+export function peekRecordType(buf: Buffer, at: number, length: number): string | undefined {
+  const end = at + HEADER_BYTES + length;
+  let i = at + HEADER_BYTES;
+  if (holds(buf, i, end, BATCH_OPENING)) {
+    i += BATCH_OPENING.length;
+    while (i < end && ((buf[i] >= 0x30 && buf[i] <= 0x39) || buf[i] === 0x2c)) i++;
+    if (!holds(buf, i, end, BATCH_ID)) return undefined;
+    i += BATCH_ID.length;
+  } else if (holds(buf, i, end, ID_OPENING)) {
+    i += ID_OPENING.length;
+  } else {
+    return undefined;
+  }
+  const idEnd = plainStringEnd(buf, i, end);
+  if (idEnd < 0 || !holds(buf, idEnd + 1, end, TYPE_FIELD)) return undefined;
+  const typeStart = idEnd + 1 + TYPE_FIELD.length;
+  const typeEnd = plainStringEnd(buf, typeStart, end);
+  return typeEnd < 0 ? undefined : buf.toString('utf8', typeStart, typeEnd);
+}
+
 /** Field by field rather than by rest and spread: a replay makes one per event, and this is far cheaper. */
 export function toStoredEvent(body: RecordBody, topic: string, offset: number): StoredEvent {
   const event: StoredEvent = {

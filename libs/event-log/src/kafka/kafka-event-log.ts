@@ -16,6 +16,7 @@ import { LEASE_TOPIC } from '../projector.js';
 import {
   assertSubscriptionCounts,
   positionKey,
+  typeFilter,
   type AppendOptions,
   type EventLog,
   type ReadOptions,
@@ -238,6 +239,7 @@ export class KafkaEventLog implements EventLog {
   /** Partition after partition, each in the batches its fetches return. */
   async *readBatches(topic: string, options: ReadOptions = {}): AsyncIterable<StoredEvent[]> {
     this.assertOpen();
+    const types = typeFilter(options);
     const partitions = await this.topics.existing(topic);
     if (partitions === undefined) return;
     if (options.partition === undefined) {
@@ -257,8 +259,7 @@ export class KafkaEventLog implements EventLog {
       this.throwawayGroup('read'),
       topic,
       partition,
-      from,
-      Number(high),
+      { from, end: Number(high), types },
       (stop) => {
         this.readers.add(stop);
         return () => this.readers.delete(stop);

@@ -1,5 +1,11 @@
 import type { StoredEvent } from '@thumbforge/contracts';
-import { AssignerProtocol, type ConsumerConfig, type Kafka, type PartitionAssigner } from 'kafkajs';
+import {
+  AssignerProtocol,
+  type ConsumerConfig,
+  type Kafka,
+  type KafkaMessage,
+  type PartitionAssigner,
+} from 'kafkajs';
 import { fromMessage } from './codec.js';
 import { Handoff } from './handoff.js';
 
@@ -37,6 +43,16 @@ function onePartition(topic: string, partition: number): PartitionAssigner {
 }
 
 /**
+ * Whether a record may be of one of `types`, from its `event-type` header (see `toMessage`), so that
+ * the others are skipped unparsed. A record without the header is parsed and its envelope decides.
+ */
+function wanted(types: ReadonlySet<string>, message: KafkaMessage): boolean {
+  const header = message.headers?.['event-type'];
+  if (header === undefined) return true;
+  return types.has(Buffer.isBuffer(header) ? header.toString('utf8') : String(header));
+}
+
+/**
  * Reads offsets [from, end) of one partition through a consumer of a throwaway group whose only
  * member is assigned that partition and seeks to where the read is whenever it joins. Yields the
  * fetched batches as they come (one await per batch, not per event). The consumer fetches only as
@@ -47,12 +63,12 @@ export async function* readPartitionBatches(
   groupId: string,
   topic: string,
   partition: number,
-  from: number,
-  end: number,
+  range: { from: number; end: number; types?: ReadonlySet<string> },
   register: (stop: (error: Error) => void) => () => void,
 ): AsyncGenerator<StoredEvent[]> {
+  const { from, end, types } = range;
   if (from >= end) return;
-  const handoff = new Handoff<StoredEvent[]>(READ_AHEAD_BATCHES);
+  const handoff = new Handoff<{ events: StoredEvent[]; next: number }>(READ_AHEAD_BATCHES);
   const unregister = register((error) => handoff.fail(error));
   const consumer = host.kafka.consumer({
     ...host.consumerConfig(groupId),
@@ -77,24 +93,29 @@ export async function* readPartitionBatches(
       eachBatch: async ({ batch, resolveOffset }) => {
         if (batch.topic !== topic || batch.partition !== partition) return;
         const events: StoredEvent[] = [];
+        let next = forwarded;
         for (const message of batch.messages) {
           const offset = Number(message.offset);
           // Defensive: fetches start where the read is, but nothing is handed out twice.
-          if (offset >= forwarded && offset < end) events.push(fromMessage(topic, partition, message));
+          if (offset < next || offset >= end) continue;
+          next = offset + 1;
+          if (types && !wanted(types, message)) continue;
+          const event = fromMessage(topic, partition, message);
+          if (!types || types.has(event.type)) events.push(event);
         }
-        if (events.length > 0) {
-          forwarded = events[events.length - 1].offset + 1;
-          await handoff.put(events);
+        if (next > forwarded) {
+          forwarded = next;
+          await handoff.put({ events, next });
         }
         resolveOffset(batch.lastOffset());
       },
     });
     let next = from;
     while (next < end) {
-      // The batch callback hands each offset of [from, end) on once, in order, never an empty batch.
+      // The batch callback hands each offset of [from, end) on once, in order; skipped types leave gaps.
       const batch = await handoff.take();
-      next = batch[batch.length - 1].offset + 1;
-      yield batch;
+      next = batch.next;
+      if (batch.events.length > 0) yield batch.events;
     }
   } finally {
     unregister();

@@ -147,6 +147,37 @@ export function describeEventLogContract(
         expect(await collect(readBatches(log, topic, { fromOffset: 5 }))).toEqual([]);
       });
 
+      it('reads only the types asked for, at their own offsets, skipping the rest', async () => {
+        const topic = uniqueName('t');
+        const of = (type: string, n: number, extra: Record<string, unknown> = {}) => ({
+          ...testEvent(n, 'agg_1', extra),
+          type,
+        });
+        const stored = [
+          ...(await log.append(topic, [of('a.kept', 0), of('b.skipped', 1)])),
+          // A payload that spells another type, an id and a type that need escapes in JSON.
+          ...(await log.append(topic, [of('b.skipped', 2, { type: 'a.kept', inner: '"type":"a.kept"' })])),
+          ...(await log.append(topic, [{ ...of('b.skipped', 3), id: 'evt_"quoted"' }])),
+          ...(await log.append(topic, [{ ...of('a.kept', 4), id: 'evt_\\back' }, of('odd "type"', 5)])),
+          ...(await log.append(topic, [of('a.kept', 6), of('b.skipped', 7), of('b.skipped', 8)])),
+        ];
+        const wanted = (types: string[], from = 0) =>
+          stored.filter((e) => e.offset >= from && types.includes(e.type));
+        expect(await collect(log.read(topic, { types: ['a.kept'] }))).toEqual(wanted(['a.kept']));
+        expect(offsetsOf(wanted(['a.kept']))).toEqual([0, 4, 6]);
+        expect(await collect(log.read(topic, { types: ['odd "type"', 'a.kept'], fromOffset: 5 }))).toEqual(
+          wanted(['odd "type"', 'a.kept'], 5),
+        );
+        const batches = await collect(readBatches(log, topic, { types: ['b.skipped'] }));
+        expect(batches.every((batch) => batch.length > 0)).toBe(true);
+        expect(batches.flat()).toEqual(wanted(['b.skipped']));
+        expect(await collect(log.read(topic, { types: [] }))).toEqual([]);
+        expect(await collect(log.read(topic, { types: ['c.absent'], fromOffset: 2 }))).toEqual([]);
+        await expect(collect(log.read(topic, { types: 'a.kept' as unknown as string[] }))).rejects.toThrow(
+          TypeError,
+        );
+      });
+
       it('reads up to the end the topic had when the read started', async () => {
         const topic = uniqueName('t');
         await appendN(topic, 3);

@@ -4,7 +4,9 @@ import { SubscriptionClosedError } from '../file/file-subscription.js';
 import {
   assertSinglePartition,
   type AppendOptions,
+  typeFilter,
   type EventLog,
+  type ReadOptions,
   type Subscription,
   type SubscriptionOptions,
 } from '../port.js';
@@ -141,9 +143,11 @@ export class MemoryEventLog implements EventLog {
     };
   }
 
-  async *read(topic: string, options: { fromOffset?: number } = {}): AsyncIterable<StoredEvent> {
-    for (const entry of this.entries(topic).slice(options.fromOffset ?? 0))
-      yield structuredClone(entry.event);
+  async *read(topic: string, options: ReadOptions = {}): AsyncIterable<StoredEvent> {
+    const types = typeFilter(options);
+    for (const entry of this.entries(topic).slice(options.fromOffset ?? 0)) {
+      if (!types || types.has(entry.event.type)) yield structuredClone(entry.event);
+    }
   }
 
   async size(topic: string): Promise<number> {

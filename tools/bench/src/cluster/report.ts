@@ -182,7 +182,8 @@ export function formatClusterReport(report: ClusterBenchReport): string {
     ),
     ...report.replay.map(
       (r) =>
-        `${r.log === 'file' ? 'file log' : 'kafka'}: ${r.events.toLocaleString('en-US')} events replayed into ` +
+        `${r.log === 'file' ? 'file log' : 'kafka'}: ${r.events.toLocaleString('en-US')} events replayed ` +
+        `(${r.facts.toLocaleString('en-US')} facts folded, the commands skipped undecoded) into ` +
         `${r.accounts.toLocaleString('en-US')} ledgers, ${r.ledgersMatch ? 'equal to' : 'DIFFERENT FROM'} billing's`,
     ),
   ];

@@ -15,6 +15,7 @@ const rate = (ms: number) => `${Math.round(eventsPerSecond(m.events, ms)).toLoca
 console.log(
   [
     `ledger replay from the file log: ${m.events.toLocaleString('en-US')} billing events of ${m.accounts} accounts, median of ${m.rounds} replays`,
+    `  ${m.facts.toLocaleString('en-US')} facts folded; the ${(m.events - m.facts).toLocaleString('en-US')} commands are skipped undecoded`,
     `  append (fsync always, 8 calls of 500 in flight)  ${rate(m.appendMs).padStart(14)}`,
     `  replay: read + fold                              ${rate(m.replayMs).padStart(14)}`,
     `  read alone                                       ${rate(m.replayMs - m.foldMs).padStart(14)}`,
