@@ -66,6 +66,9 @@ export function parseRecord(buf: Buffer, at: number, length: number): RecordBody
 
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
+const COMMA = 0x2c;
+const DIGIT_0 = 0x30;
+const DIGIT_9 = 0x39;
 const BATCH_OPENING = Buffer.from('{"$batch":[');
 const BATCH_ID = Buffer.from('],"id":"');
 const ID_OPENING = Buffer.from('{"id":"');
@@ -100,7 +103,7 @@ export function peekRecordType(buf: Buffer, at: number, length: number): string 
   let i = at + HEADER_BYTES;
   if (holds(buf, i, end, BATCH_OPENING)) {
     i += BATCH_OPENING.length;
-    while (i < end && ((buf[i] >= 0x30 && buf[i] <= 0x39) || buf[i] === 0x2c)) i++;
+    while (i < end && ((buf[i] >= DIGIT_0 && buf[i] <= DIGIT_9) || buf[i] === COMMA)) i++;
     if (!holds(buf, i, end, BATCH_ID)) return undefined;
     i += BATCH_ID.length;
   } else if (holds(buf, i, end, ID_OPENING)) {

@@ -8,6 +8,9 @@ export function bareEnvelope(event: EventEnvelope | StoredEvent): EventEnvelope 
   return envelope;
 }
 
+/** The Kafka header that carries a record's event type: readers skip records by it unparsed. */
+export const EVENT_TYPE_HEADER = 'event-type';
+
 /**
  * The value is the whole envelope as JSON, so a record read back equals what was appended. The event
  * id, type and the envelope's transport headers (W3C trace context) are copied into Kafka headers too,
@@ -18,7 +21,7 @@ export function toMessage(envelope: EventEnvelope, key: string, partition: numbe
     key,
     partition,
     value: Buffer.from(JSON.stringify(envelope)),
-    headers: { ...envelope.headers, 'event-id': envelope.id, 'event-type': envelope.type },
+    headers: { ...envelope.headers, 'event-id': envelope.id, [EVENT_TYPE_HEADER]: envelope.type },
   };
 }
 

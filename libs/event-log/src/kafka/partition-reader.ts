@@ -6,7 +6,7 @@ import {
   type KafkaMessage,
   type PartitionAssigner,
 } from 'kafkajs';
-import { fromMessage } from './codec.js';
+import { EVENT_TYPE_HEADER, fromMessage } from './codec.js';
 import { Handoff } from './handoff.js';
 
 export interface ReaderHost {
@@ -43,11 +43,11 @@ function onePartition(topic: string, partition: number): PartitionAssigner {
 }
 
 /**
- * Whether a record may be of one of `types`, from its `event-type` header (see `toMessage`), so that
+ * Whether a record may be of one of `types`, from its event-type header (see `toMessage`), so that
  * the others are skipped unparsed. A record without the header is parsed and its envelope decides.
  */
 function wanted(types: ReadonlySet<string>, message: KafkaMessage): boolean {
-  const header = message.headers?.['event-type'];
+  const header = message.headers?.[EVENT_TYPE_HEADER];
   if (header === undefined) return true;
   return types.has(Buffer.isBuffer(header) ? header.toString('utf8') : String(header));
 }

@@ -153,7 +153,7 @@ async function replayOnce(
   let foldMs = 0;
   const cpuStart = process.cpuUsage();
   const replayStart = performance.now();
-  // The ledger's facts only, as billing's rebuild reads them: commands are skipped undecoded.
+  // The ledger's facts only: the log skips the commands without decoding them.
   for await (const batch of readBatches(log, topic, { types: BILLING_FACT_TYPES })) {
     const foldStart = performance.now();
     for (const event of batch) foldBillingEvent(billing, event);
