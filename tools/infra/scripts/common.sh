@@ -12,8 +12,8 @@ FERRETDB_VERSION=${THUMBFORGE_FERRETDB_VERSION:-v1.24.2}
 MINIO_VERSION=${THUMBFORGE_MINIO_VERSION:-v0.0.0-20260212201848-7aac2a2c5b7c}
 
 KAFKA_HOME="$CACHE_DIR/kafka/$KAFKA_VERSION"
-# The build carries one source fix (provision-ferretdb.sh); its name keeps builds without it apart.
-FERRETDB_BUILD=idindex
+# The build carries two source fixes (provision-ferretdb.sh); its name keeps builds without them apart.
+FERRETDB_BUILD=idseek
 FERRETDB_BIN="$CACHE_DIR/ferretdb/$FERRETDB_VERSION-$FERRETDB_BUILD/ferretdb"
 MINIO_BIN="$CACHE_DIR/minio/$MINIO_VERSION/minio"
 

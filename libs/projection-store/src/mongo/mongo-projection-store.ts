@@ -156,9 +156,9 @@ class MongoCollection<T extends Document> implements ProjectionCollection<T> {
       if (next.id !== id) throw new TypeError(`update of ${id} returned a document with id ${next.id}`);
       const fields = this.encode(next);
       if (revision !== undefined) {
-        // The only writer needs no condition; and FerretDB looks a document up by its index only
-        // when the filter is its id alone.
-        const filter = this.ownWrites ? { _id: id } : { _id: id, [REVISION]: revision };
+        // Conditional even for a lease holder: one frozen past its lease wakes up still believing it
+        // is the only writer, and must find the next holder's versions rather than overwrite them.
+        const filter = { _id: id, [REVISION]: revision };
         const { matchedCount } = await this.native().replaceOne(filter as never, fields);
         if (matchedCount === 1) return this.remember(next, fields);
       } else {

@@ -186,9 +186,9 @@ describe('MongoProjectionStore on FerretDB', () => {
         expect(await mine.get('b')).toEqual({ id: 'b', n: 1 });
         expect(await mine.get('absent')).toBeUndefined();
         await mine.put({ id: 'c', n: 3 });
-        // The only writer replaces by id alone: no revision to match, which FerretDB would scan for.
         expect(await mine.update('c', (doc) => ({ ...doc!, n: 4 }))).toEqual({ id: 'c', n: 4 });
-        expect(replaces.mock.calls.at(-1)![0]).toEqual({ _id: 'c' });
+        // Still conditional on the revision it wrote (see the next test).
+        expect(replaces.mock.calls.at(-1)![0]).toEqual({ _id: 'c', _rev: expect.any(String) });
         await mine.delete('b');
         expect(await mine.get('c')).toEqual({ id: 'c', n: 4 });
         expect(await mine.get('b')).toBeUndefined();
@@ -210,6 +210,27 @@ describe('MongoProjectionStore on FerretDB', () => {
       await theirs.put({ id: 'c', n: 5 });
       mine.cacheOwnWrites?.(true);
       expect(await mine.get('c')).toEqual({ id: 'c', n: 5 });
+    });
+  });
+
+  it('never overwrites a newer writer with a cached version, even while it believes it is the only writer', async () => {
+    await withAnotherWriter('zombie', async (mine, theirs) => {
+      // A lease holder frozen past its lease: it still caches its own writes when it wakes up.
+      mine.cacheOwnWrites?.(true);
+      const append = (entry: string) => (doc: Doc | undefined) => ({
+        id: 'ledger',
+        entries: [...((doc?.entries as string[]) ?? []), entry],
+      });
+      await mine.update('ledger', append('a'));
+      // Meanwhile the next holder folded two more events.
+      await theirs.update('ledger', append('b'));
+      await theirs.update('ledger', append('c'));
+      // Its cached version misses the stored revision: it reads the new one and folds onto it.
+      expect(await mine.update('ledger', append('d'))).toEqual({
+        id: 'ledger',
+        entries: ['a', 'b', 'c', 'd'],
+      });
+      expect(await theirs.get('ledger')).toEqual({ id: 'ledger', entries: ['a', 'b', 'c', 'd'] });
     });
   });
 
