@@ -19,13 +19,21 @@ export interface ProjectorOptions {
 }
 
 /**
+ * A save waits this long for the events behind the one that asked for it, so the few events of one
+ * request cost one write to the store rather than one each. Replicas without the lease learn the
+ * positions that much later; they look only every `FOLLOW_POLL_MS` anyway.
+ */
+export const SAVE_DELAY_MS = 10;
+
+/**
  * Keeps a read model up to date: resumes from the positions the projection saved in its own store and
  * applies each event. Positions are saved behind the events rather than after each one: a save starts
- * between two events (never while one is being applied), at most one is in flight, and the positions
- * reached meanwhile go in the next. So the saved positions never pass the documents, a store that
- * persists never sees an event applied twice on restart beyond those after its last save (applying one
- * again changes nothing), and a database's round trip per event is off the path of every event.
- * Closing saves the final positions. The in-memory store starts empty and replays the log.
+ * `SAVE_DELAY_MS` after an event is applied, between two events (never while one is being applied), at
+ * most one is in flight, and the positions reached meanwhile go in the next. So the saved positions
+ * never pass the documents, a store that persists never sees an event applied twice on restart beyond
+ * those after its last save (applying one again changes nothing), and a database's round trip per
+ * event is off the path of every event. Closing saves the final positions. The in-memory store starts
+ * empty and replays the log.
  */
 export async function startProjector(options: ProjectorOptions): Promise<Subscription> {
   const { log, store, name, apply } = options;
@@ -33,30 +41,34 @@ export async function startProjector(options: ProjectorOptions): Promise<Subscri
   const positions: LogPositions = { ...saved };
   let applying = false;
   let saving: Promise<void> | undefined;
-  let unsaved = false;
-  let failure: unknown;
-  const save = (): void => {
-    if (saving || applying) {
-      unsaved = true;
-      return;
-    }
-    unsaved = false;
+  let timer: NodeJS.Timeout | undefined;
+  // The delay is over while an event is being applied: the save follows that event.
+  let due = false;
+  // Positions moved past the last save that started (or a save failed).
+  let dirty = false;
+  // Once closing, only `close` saves: a failed save must not leave a timer behind to retry later.
+  let closing = false;
+  const flush = (): void => {
+    due = false;
+    dirty = false;
     saving = store
       .savePositions(name, { ...positions })
-      .then(
-        () => {
-          failure = undefined;
-        },
-        (error: unknown) => {
-          // The next save carries these positions too; until then a restart applies a few events again.
-          failure = error;
-          unsaved = true;
-        },
-      )
+      .catch(() => {
+        // The next save carries these positions too; until then a restart applies a few events again.
+        dirty = true;
+      })
       .finally(() => {
         saving = undefined;
-        if (unsaved && !applying) save();
+        if (dirty) schedule();
       });
+  };
+  const schedule = (): void => {
+    if (closing || saving || timer) return;
+    timer = setTimeout(() => {
+      timer = undefined;
+      if (applying) due = true;
+      else flush();
+    }, SAVE_DELAY_MS);
   };
   const subscription = await log.subscribe({
     group: `projection.${name}`,
@@ -70,19 +82,24 @@ export async function startProjector(options: ProjectorOptions): Promise<Subscri
       try {
         await apply(event, store);
         positions[key] = event.offset + 1;
+        dirty = true;
       } finally {
         applying = false;
       }
-      save();
+      if (due) flush();
+      else schedule();
     },
   });
   return {
     caughtUp: subscription.caughtUp,
     waitFor: (topic, offset, partition) => subscription.waitFor(topic, offset, partition),
     close: async () => {
+      closing = true;
       await subscription.close();
+      clearTimeout(timer);
+      timer = undefined;
       while (saving) await saving;
-      if (unsaved || failure) await store.savePositions(name, { ...positions });
+      if (dirty) await store.savePositions(name, { ...positions });
     },
   };
 }

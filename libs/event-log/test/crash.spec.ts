@@ -176,6 +176,7 @@ describe('FileEventLog under kill -9', () => {
       },
     });
     await sub.caughtUp;
+    await sub.close();
     await log.close();
 
     expect(appliedNow).toBe(total - before);

@@ -1,11 +1,12 @@
 import { rm } from 'node:fs/promises';
 import type { StoredEvent } from '@thumbforge/contracts';
-import { MemoryProjectionStore, type ProjectionStore } from '@thumbforge/projection-store';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { MemoryProjectionStore, type Positions, type ProjectionStore } from '@thumbforge/projection-store';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import {
   logPosition,
   positionKey,
   putStamped,
+  SAVE_DELAY_MS,
   stampedBefore,
   startProjector,
   type EventLog,
@@ -25,6 +26,20 @@ async function tally(event: StoredEvent, store: ProjectionStore): Promise<void> 
   const docs = store.collection<TallyDoc>('tally');
   const doc = (await docs.get(event.topic)) ?? { id: event.topic, offsets: [] };
   await docs.put({ ...doc, offsets: [...doc.offsets, event.offset] });
+}
+
+/** `store` with its positions saved through `save` instead, to watch or disturb the saves. */
+function savingThrough(
+  store: ProjectionStore,
+  save: (projection: string, positions: Positions) => Promise<void>,
+): ProjectionStore {
+  return {
+    collection: (name) => store.collection(name),
+    positions: (projection) => store.positions(projection),
+    savePositions: save,
+    ping: () => store.ping(),
+    close: () => store.close(),
+  };
 }
 
 describe('startProjector', () => {
@@ -100,22 +115,92 @@ describe('startProjector', () => {
   it('carries a failed save into the next one, applying nothing twice', async () => {
     await append('a', 0, 2);
     const store = new MemoryProjectionStore();
-    let failures = 1;
-    const flaky: ProjectionStore = {
-      collection: (name) => store.collection(name),
-      positions: (projection) => store.positions(projection),
-      savePositions: async (projection, positions) => {
-        if (failures-- > 0) throw new Error('store unavailable');
-        await store.savePositions(projection, positions);
-      },
-      ping: () => store.ping(),
-      close: () => store.close(),
-    };
+    let attempts = 0;
+    const flaky = savingThrough(store, async (projection, positions) => {
+      if (attempts++ === 0) throw new Error('store unavailable');
+      await store.savePositions(projection, positions);
+    });
     const sub = await startProjector({ log, store: flaky, name: 'p', topics: ['a'], apply: tally });
     await sub.caughtUp;
+    await vi.waitFor(async () => expect(await store.positions('p')).toEqual({ [positionKey('a')]: 2 }));
+    expect(attempts).toBe(2);
     await sub.close();
     expect(await store.collection<TallyDoc>('tally').get('a')).toEqual({ id: 'a', offsets: [0, 1] });
     expect(await store.positions('p')).toEqual({ [positionKey('a')]: 2 });
+  });
+
+  it('leaves no save behind once closed, even when the one in flight fails', async () => {
+    await append('a', 0, 3);
+    const store = new MemoryProjectionStore();
+    let attempts = 0;
+    let fail!: () => void;
+    const failed = new Promise<void>((resolve) => (fail = resolve));
+    const failingFirst = savingThrough(store, async (projection, positions) => {
+      if (attempts++ === 0) {
+        await failed;
+        throw new Error('store unavailable');
+      }
+      await store.savePositions(projection, positions);
+    });
+    // The first save fails once the subscription is closed, while close waits for it.
+    const closingLog: EventLog = Object.create(log, {
+      subscribe: {
+        value: async (options: Parameters<EventLog['subscribe']>[0]) => {
+          const subscription = await log.subscribe(options);
+          return {
+            ...subscription,
+            close: async () => {
+              await subscription.close();
+              setImmediate(fail);
+            },
+          };
+        },
+      },
+    });
+    const sub = await startProjector({
+      log: closingLog,
+      store: failingFirst,
+      name: 'p',
+      topics: ['a'],
+      apply: tally,
+    });
+    await sub.caughtUp;
+    await vi.waitFor(() => expect(attempts).toBe(1));
+    await sub.close();
+    expect(attempts).toBe(2);
+    expect(await store.positions('p')).toEqual({ [positionKey('a')]: 3 });
+    // A retry scheduled by the failure would come SAVE_DELAY_MS later.
+    await new Promise((resolve) => setTimeout(resolve, 5 * SAVE_DELAY_MS));
+    expect(attempts).toBe(2);
+  });
+
+  it('saves a burst of events once, a moment after the first of them', async () => {
+    const store = new MemoryProjectionStore();
+    const applied: number[] = [];
+    const saves: { at: number; offset: number }[] = [];
+    const timed = savingThrough(store, async (projection, positions) => {
+      saves.push({ at: performance.now(), offset: positions[positionKey('a')] ?? 0 });
+      await store.savePositions(projection, positions);
+    });
+    const sub = await startProjector({
+      log,
+      store: timed,
+      name: 'p',
+      topics: ['a'],
+      apply: async (event, target) => {
+        await tally(event, target);
+        applied.push(performance.now());
+      },
+    });
+    await sub.caughtUp;
+    await append('a', 0, 10);
+    await sub.waitFor('a', 9);
+    await vi.waitFor(() => expect(saves.at(-1)?.offset).toBe(10));
+    // Timers never fire early: the first save waited for the events behind the first one.
+    expect(saves[0]!.at - applied[0]!).toBeGreaterThanOrEqual(SAVE_DELAY_MS - 1);
+    expect(saves.length).toBeLessThan(applied.length);
+    await sub.close();
+    expect(await store.positions('p')).toEqual({ [positionKey('a')]: 10 });
   });
 
   it('saves between events, one save at a time, and the last positions on close', async () => {
@@ -124,24 +209,18 @@ describe('startProjector', () => {
     let applying = false;
     let inFlight = 0;
     const saves: { overlapped: boolean; duringApply: boolean; offset: number }[] = [];
-    const slow: ProjectionStore = {
-      collection: (name) => store.collection(name),
-      positions: (projection) => store.positions(projection),
-      savePositions: async (projection, positions) => {
-        saves.push({
-          overlapped: inFlight > 0,
-          duringApply: applying,
-          offset: positions[positionKey('a')] ?? 0,
-        });
-        inFlight++;
-        // A database round trip several events long.
-        await new Promise((resolve) => setTimeout(resolve, 20));
-        await store.savePositions(projection, positions);
-        inFlight--;
-      },
-      ping: () => store.ping(),
-      close: () => store.close(),
-    };
+    const slow = savingThrough(store, async (projection, positions) => {
+      saves.push({
+        overlapped: inFlight > 0,
+        duringApply: applying,
+        offset: positions[positionKey('a')] ?? 0,
+      });
+      inFlight++;
+      // A database round trip several events long.
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      await store.savePositions(projection, positions);
+      inFlight--;
+    });
     const sub = await startProjector({
       log,
       store: slow,
