@@ -143,7 +143,11 @@ export function stampedBefore<S extends StampedDocument>(
   return doc?.setBy === logPosition(event) ? undefined : doc;
 }
 
-/** Writes what `event` makes of a stamped document, unless `event` wrote it already (`current`). */
+/**
+ * Writes what `event` makes of a stamped document, unless `event` wrote it already (`current`) or a
+ * later fact of its partition has. The latter is what a writer frozen past its lease meets: its
+ * `current` is stale, and the store's conditional update hands it the next writer's version instead.
+ */
 export async function putStamped<S extends StampedDocument>(
   collection: ProjectionCollection<S>,
   current: S | undefined,
@@ -151,7 +155,18 @@ export async function putStamped<S extends StampedDocument>(
   doc: Omit<S, 'setBy'>,
 ): Promise<void> {
   const setBy = logPosition(event);
-  if (current?.setBy !== setBy) await collection.put({ ...doc, setBy } as S);
+  if (current?.setBy === setBy) return;
+  const next = { ...doc, setBy } as S;
+  await collection.update(doc.id, (stored) => (stored && setAfter(stored, event) ? stored : next));
+}
+
+/** Whether a fact after `event` in the same partition set the document. */
+function setAfter(doc: StampedDocument, event: StoredEvent): boolean {
+  const at = doc.setBy.lastIndexOf('@');
+  return (
+    doc.setBy.slice(0, at) === positionKey(event.topic, event.partition) &&
+    Number(doc.setBy.slice(at + 1)) > event.offset
+  );
 }
 
 /** Whether the event is folded into the document already. */

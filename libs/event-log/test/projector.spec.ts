@@ -282,4 +282,19 @@ describe('stamped documents', () => {
     await putStamped(docs, await docs.get('j'), at(9), { id: 'j', billing: 'released' });
     expect(await docs.get('j')).toEqual({ id: 'j', billing: 'released', setBy: 't:0@9' });
   });
+
+  it('is not set back by an earlier fact folded from a stale version', async () => {
+    const docs = new MemoryProjectionStore().collection<Billed>('billed');
+    await putStamped(docs, undefined, at(2), { id: 'j', billing: 'reserved' });
+    const stale = await docs.get('j');
+    // Another writer folded the facts at 4 and 9 meanwhile.
+    await putStamped(docs, stale, at(4), { id: 'j', billing: 'captured' });
+    await putStamped(docs, await docs.get('j'), at(9), { id: 'j', billing: 'refunded' });
+    // The writer that still holds the version of offset 2 folds offset 4 late.
+    await putStamped(docs, stale, at(4), { id: 'j', billing: 'captured' });
+    expect(await docs.get('j')).toEqual({ id: 'j', billing: 'refunded', setBy: 't:0@9' });
+    // A fact of another partition cannot be ordered against it, and writes.
+    await putStamped(docs, stale, { ...at(4), partition: 1 }, { id: 'j', billing: 'released' });
+    expect(await docs.get('j')).toEqual({ id: 'j', billing: 'released', setBy: 't:1@4' });
+  });
 });
