@@ -90,7 +90,7 @@ describe('bench:cluster report', () => {
       facts: 7_000,
       accounts: 10,
       appendMs: 1_000,
-      rounds: 1,
+      rounds: 3,
       replayMs,
       foldMs: replayMs / 2,
       ledgersMatch: true,
@@ -158,8 +158,8 @@ describe('bench:cluster report', () => {
       '',
       'embedded: 8 sync requests over 2 connections, 0 failed',
       'cluster: 8 sync requests over 2 connections, 0 failed',
-      "file log: 10,000 events replayed (7,000 facts folded, the commands skipped undecoded) into 10 ledgers, equal to billing's",
-      "kafka: 10,000 events replayed (7,000 facts folded, the commands skipped undecoded) into 10 ledgers, equal to billing's",
+      "file log: 10,000 events replayed (7,000 facts folded, the commands skipped undecoded) into 10 ledgers, equal to billing's; medians of 3 replays",
+      "kafka: 10,000 events replayed (7,000 facts folded, the commands skipped undecoded) into 10 ledgers, equal to billing's; medians of 3 replays, the bare consumer after each",
       '',
       'targets:',
       'PASS  cluster sync, one at a time, p50 <= embedded + 15 ms: 60.0 ms vs 50.0 ms (+10.0 ms)',
@@ -241,7 +241,7 @@ describe('bench:cluster tiny run (embedded mode and the file log)', () => {
     expect(facts).toBeGreaterThan(1_000);
     expect(facts).toBeLessThan(2_000);
     expect(lines).toContain(
-      `file log: 2,000 events replayed (${facts.toLocaleString('en-US')} facts folded, the commands skipped undecoded) into 30 ledgers, equal to billing's`,
+      `file log: 2,000 events replayed (${facts.toLocaleString('en-US')} facts folded, the commands skipped undecoded) into 30 ledgers, equal to billing's; medians of 3 replays`,
     );
   }, 120_000);
 });

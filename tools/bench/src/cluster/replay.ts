@@ -22,6 +22,8 @@ export interface ReplayOptions {
   appendsInFlight?: number;
   /** Replays of the topic (default 1); the replay figures are the medians. */
   rounds?: number;
+  /** Runs after each replay: a baseline measured between the rounds meets the same machine. */
+  afterRound?: () => Promise<void>;
   progress: Progress;
 }
 
@@ -43,7 +45,10 @@ export interface ReplayMeasurement {
   replayCpuMs?: number;
   /** Whether the replayed ledgers equal those billing held while the events were written. */
   ledgersMatch: boolean;
-  /** Kafka only: a bare kafkajs consumer reading the same topic, the baseline of the replay. */
+  /**
+   * Kafka only: a bare kafkajs consumer reading the same topic, the baseline of the replay; the median
+   * of one read after each replay round.
+   */
   rawConsumeMs?: number;
 }
 
@@ -118,6 +123,7 @@ export async function measureReplay(
         options.progress.start(`replay from ${name}${of}`, events),
       ),
     );
+    await options.afterRound?.();
   }
   // The median round's read and fold, so that the two add up to its replay.
   const median = [...replays].sort((a, b) => a.replayMs - b.replayMs)[Math.floor(replays.length / 2)]!;

@@ -184,7 +184,9 @@ export function formatClusterReport(report: ClusterBenchReport): string {
       (r) =>
         `${r.log === 'file' ? 'file log' : 'kafka'}: ${r.events.toLocaleString('en-US')} events replayed ` +
         `(${r.facts.toLocaleString('en-US')} facts folded, the commands skipped undecoded) into ` +
-        `${r.accounts.toLocaleString('en-US')} ledgers, ${r.ledgersMatch ? 'equal to' : 'DIFFERENT FROM'} billing's`,
+        `${r.accounts.toLocaleString('en-US')} ledgers, ${r.ledgersMatch ? 'equal to' : 'DIFFERENT FROM'} billing's; ` +
+        `${r.rounds === 1 ? 'one replay' : `medians of ${r.rounds} replays`}` +
+        `${r.rawConsumeMs ? ', the bare consumer after each' : ''}`,
     ),
   ];
   const fence = report.fence ? ['', ...formatFenceReport(report.fence)] : [];
