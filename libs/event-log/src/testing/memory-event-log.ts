@@ -3,8 +3,8 @@ import { DEAD_LETTER_TOPIC, deadLetterEvent } from '../dead-letter.js';
 import { SubscriptionClosedError } from '../file/file-subscription.js';
 import {
   assertSinglePartition,
-  type AppendOptions,
   typeFilter,
+  type AppendOptions,
   type EventLog,
   type ReadOptions,
   type Subscription,

@@ -184,7 +184,6 @@ export async function replayInto(
 ): Promise<ReplayMeasurement> {
   // A fresh topic per run: the figures are for exactly this history.
   const topic = `bench.billing.${randomUUID()}`;
-  const events = history.chunks.reduce((sum, chunk) => sum + chunk.length, 0);
   const { brokers } = opened;
   const raw: number[] = [];
   let measured: ReplayMeasurement;
@@ -195,7 +194,7 @@ export async function replayInto(
       rounds,
       progress,
       afterRound: brokers
-        ? async () => {
+        ? async (events) => {
             progress.note('kafka: the same topic through a bare kafkajs consumer');
             raw.push(await rawConsumeMs(brokers, topic, events));
           }

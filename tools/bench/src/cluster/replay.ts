@@ -22,8 +22,11 @@ export interface ReplayOptions {
   appendsInFlight?: number;
   /** Replays of the topic (default 1); the replay figures are the medians. */
   rounds?: number;
-  /** Runs after each replay: a baseline measured between the rounds meets the same machine. */
-  afterRound?: () => Promise<void>;
+  /**
+   * Runs after each replay with the topic's event count: a baseline measured between the rounds
+   * meets the same machine.
+   */
+  afterRound?: (events: number) => Promise<void>;
   progress: Progress;
 }
 
@@ -123,7 +126,7 @@ export async function measureReplay(
         options.progress.start(`replay from ${name}${of}`, events),
       ),
     );
-    await options.afterRound?.();
+    await options.afterRound?.(events);
   }
   // The median round's read and fold, so that the two add up to its replay.
   const median = [...replays].sort((a, b) => a.replayMs - b.replayMs)[Math.floor(replays.length / 2)]!;
