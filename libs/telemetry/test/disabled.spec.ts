@@ -48,10 +48,10 @@ describe('telemetry settings', () => {
 });
 
 describe('telemetry off', () => {
-  it('starts nothing when no exporter is asked for or the SDK is disabled', () => {
-    expect(startTelemetry('gateway', { env: {} })).toBe(false);
+  it('starts nothing when no exporter is asked for or the SDK is disabled', async () => {
+    expect(await startTelemetry('gateway', { env: {} })).toBe(false);
     expect(
-      startTelemetry('gateway', {
+      await startTelemetry('gateway', {
         env: { OTEL_SDK_DISABLED: 'true', OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318' },
       }),
     ).toBe(false);

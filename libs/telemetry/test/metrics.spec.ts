@@ -17,7 +17,7 @@ import {
 import { instrumentsOf } from '../src/instruments.js';
 import { publishBatch, startInMemoryTelemetry } from './support.js';
 
-const telemetry = startInMemoryTelemetry('test');
+const telemetry = await startInMemoryTelemetry('test');
 afterAll(() => telemetry.stop());
 
 const KINDS: Record<MetricDefinition['kind'], DataPointType> = {

@@ -14,7 +14,7 @@ import {
 } from '../src/index.js';
 
 /** Telemetry started with in-memory exporters: spans as they end, metrics on demand. */
-export function startInMemoryTelemetry(service: string) {
+export async function startInMemoryTelemetry(service: string) {
   const spans = new InMemorySpanExporter();
   const processor = new SimpleSpanProcessor({ exporter: spans });
   const reader = new PeriodicExportingMetricReader({
@@ -22,7 +22,7 @@ export function startInMemoryTelemetry(service: string) {
     // Collected by the tests themselves.
     exportIntervalMillis: 3_600_000,
   });
-  if (!startTelemetry(service, { spanProcessors: [processor], metricReaders: [reader] }))
+  if (!(await startTelemetry(service, { spanProcessors: [processor], metricReaders: [reader] })))
     throw new Error('telemetry did not start');
   return {
     /** Ended spans; an export waits for the resource's detected attributes, hence the flush. */

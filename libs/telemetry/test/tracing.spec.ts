@@ -21,7 +21,7 @@ import {
 } from '../src/index.js';
 import { startInMemoryTelemetry } from './support.js';
 
-const telemetry = startInMemoryTelemetry('test');
+const telemetry = await startInMemoryTelemetry('test');
 afterAll(() => telemetry.stop());
 beforeEach(() => telemetry.reset());
 

@@ -4,7 +4,7 @@ import { runServiceProcess, startOrExit } from '@thumbforge/platform';
 import { startTelemetry } from '@thumbforge/telemetry';
 import { AssetModule } from './asset.module.js';
 
-startTelemetry('asset');
+await startTelemetry('asset');
 
 startOrExit('asset', () =>
   runServiceProcess({

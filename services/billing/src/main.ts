@@ -4,7 +4,7 @@ import { runServiceProcess, startOrExit } from '@thumbforge/platform';
 import { startTelemetry } from '@thumbforge/telemetry';
 import { BillingModule } from './billing.module.js';
 
-startTelemetry('billing');
+await startTelemetry('billing');
 
 startOrExit('billing', () =>
   runServiceProcess({

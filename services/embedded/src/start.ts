@@ -5,7 +5,7 @@ import { ConfigError, runServiceProcess, startOrExit } from '@thumbforge/platfor
 import { startTelemetry } from '@thumbforge/telemetry';
 import { EMBEDDED_APP, openEmbeddedInfrastructure } from './bootstrap.js';
 
-startTelemetry('embedded');
+await startTelemetry('embedded');
 boundLibvips(availableParallelism());
 
 startOrExit('embedded', () =>

@@ -7,7 +7,7 @@ import { startTelemetry } from '@thumbforge/telemetry';
 import { configureGatewayHttp } from './http/configure.js';
 import { GatewayModule } from './gateway.module.js';
 
-startTelemetry('gateway');
+await startTelemetry('gateway');
 boundLibvips(availableParallelism());
 
 // Images are served from the public bucket through CDN_URL in a cluster, not by the gateway.

@@ -6,7 +6,7 @@ import { runServiceProcess, startOrExit } from '@thumbforge/platform';
 import { startTelemetry } from '@thumbforge/telemetry';
 import { RenderingModule } from './rendering.module.js';
 
-startTelemetry('rendering');
+await startTelemetry('rendering');
 boundLibvips(availableParallelism());
 
 startOrExit('rendering', () =>

@@ -4,7 +4,7 @@ import { runServiceProcess, startOrExit } from '@thumbforge/platform';
 import { startTelemetry } from '@thumbforge/telemetry';
 import { WebhookDeliveryModule } from './webhook-delivery.module.js';
 
-startTelemetry('webhook-delivery');
+await startTelemetry('webhook-delivery');
 
 startOrExit('webhook-delivery', () =>
   runServiceProcess({
