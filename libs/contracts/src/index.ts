@@ -7,4 +7,4 @@ export * from './events/topics.js';
 export * from './events/job-spec.js';
 export * from './events/catalog.js';
 export * from './events/factory.js';
-export * from './api/index.js';
+export * from './api/webhook-payloads.js';

@@ -1,16 +1,8 @@
 import { plainToInstance } from 'class-transformer';
 import { validateSync } from 'class-validator';
 import { describe, expect, it } from 'vitest';
-import {
-  costOf,
-  dimensionsOf,
-  generationIdFor,
-  GenerateRequestDto,
-  isoSeconds,
-  newId,
-  normalizeGenerateRequest,
-  type Model,
-} from '../src/index.js';
+import { GenerateRequestDto, normalizeGenerateRequest } from '../src/api/index.js';
+import { costOf, dimensionsOf, generationIdFor, isoSeconds, newId, type Model } from '../src/index.js';
 
 describe('costOf (spec §8)', () => {
   const cases: Array<[Model, boolean, boolean, string | null, number]> = [];

@@ -5,4 +5,5 @@ export * from './logger.js';
 export * from './readiness.js';
 export * from './infrastructure.module.js';
 export * from './health/health.module.js';
+export { HealthController } from './health/health.controller.js';
 export * from './process.js';

@@ -1,16 +1,17 @@
 import { Controller, Get, Inject } from '@nestjs/common';
-import { ApiExcludeController } from '@nestjs/swagger';
 import { HealthCheck, HealthCheckService, HealthIndicatorService } from '@nestjs/terminus';
 import { EVENT_LOG, type EventLog } from '@thumbforge/event-log';
 import { OBJECT_STORE, type ObjectStore } from '@thumbforge/object-store';
 import { PROJECTION_STORE, type ProjectionStore } from '@thumbforge/projection-store';
 import { ReadinessRegistry } from '../readiness.js';
 
+/** Terminus documents a check with @nestjs/swagger when it can load it: only the gateway serves OpenAPI. */
+const CHECK = { noCache: true, swaggerDocumentation: false };
+
 /**
  * Liveness says the process serves; readiness says its storage answers and its consumers caught up.
- * Probes for the orchestrator, not the API: left out of the OpenAPI document.
+ * Probes for the orchestrator, not the API: the gateway leaves them out of its OpenAPI document.
  */
-@ApiExcludeController()
 @Controller('health')
 export class HealthController {
   constructor(
@@ -23,13 +24,13 @@ export class HealthController {
   ) {}
 
   @Get('live')
-  @HealthCheck()
+  @HealthCheck(CHECK)
   live() {
     return this.health.check([]);
   }
 
   @Get('ready')
-  @HealthCheck()
+  @HealthCheck(CHECK)
   ready() {
     const ping = (key: string, fn: () => Promise<void>) => async () => {
       const session = this.indicators.check(key);

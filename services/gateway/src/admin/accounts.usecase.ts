@@ -1,9 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { ERROR_CODES, makeEvent, newId, TOPICS } from '@thumbforge/contracts';
 import {
-  ERROR_CODES,
-  makeEvent,
-  newId,
-  TOPICS,
   type AccountDto,
   type CreateAccountDto,
   type CreatedAccountDto,
@@ -12,7 +9,7 @@ import {
   type WebhookSecretDto,
   type LedgerEntryDto,
   type UpdateAccountDto,
-} from '@thumbforge/contracts';
+} from '@thumbforge/contracts/api';
 import { creditsAt } from '@thumbforge/domain';
 import { EVENT_LOG, type EventLog } from '@thumbforge/event-log';
 import {

@@ -36,7 +36,7 @@ import {
   UpdateAccountDto,
   UrlSigningSecretDto,
   WebhookSecretDto,
-} from '@thumbforge/contracts';
+} from '@thumbforge/contracts/api';
 import type { Response } from 'express';
 import { JsonObjectPipe } from '../http/json-object.pipe.js';
 import { apiValidationPipe } from '../http/validation.pipe.js';

@@ -1,16 +1,11 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { LIMITS, makeEvent, newId, TOPICS, type EventType, type EventPayloads } from '@thumbforge/contracts';
 import {
-  LIMITS,
-  makeEvent,
-  newId,
-  TOPICS,
   type CreateReferenceSetDto,
-  type EventType,
   type ReferenceSetDto,
   type SaveLogoDto,
   type SavePhotoDto,
-  type EventPayloads,
-} from '@thumbforge/contracts';
+} from '@thumbforge/contracts/api';
 import { EVENT_LOG, type EventLog } from '@thumbforge/event-log';
 import { parseImageDataUrl } from '@thumbforge/imaging';
 import { OBJECT_STORE, type ObjectStore } from '@thumbforge/object-store';

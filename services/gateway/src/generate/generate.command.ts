@@ -1,4 +1,4 @@
-import type { NormalizedGenerateRequest } from '@thumbforge/contracts';
+import type { NormalizedGenerateRequest } from '@thumbforge/contracts/api';
 import type { Principal } from '../auth/principal.js';
 
 export interface GenerateCommand {

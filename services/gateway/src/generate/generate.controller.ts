@@ -14,7 +14,7 @@ import {
   GenerationResultDto,
   JobAcceptedDto,
   normalizeGenerateRequest,
-} from '@thumbforge/contracts';
+} from '@thumbforge/contracts/api';
 import type { Response } from 'express';
 import { ApiKeyGuard } from '../auth/api-key.guard.js';
 import type { AuthenticatedRequest } from '../auth/principal.js';

@@ -1,9 +1,5 @@
-import {
-  TOPICS,
-  type EventEnvelope,
-  type JobSpec,
-  type NormalizedGenerateRequest,
-} from '@thumbforge/contracts';
+import { TOPICS, type EventEnvelope, type JobSpec } from '@thumbforge/contracts';
+import { type NormalizedGenerateRequest } from '@thumbforge/contracts/api';
 import type { EventLog } from '@thumbforge/event-log';
 import type { ObjectStore } from '@thumbforge/object-store';
 import { loadConfig, systemClock } from '@thumbforge/platform';

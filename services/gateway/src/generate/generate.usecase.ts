@@ -10,14 +10,16 @@ import {
   newId,
   PLAN_TERMS,
   TOPICS,
-  type GenerationResultDto,
-  type JobAcceptedDto,
   type JobSpec,
-  type NormalizedGenerateRequest,
   type Rejection,
   type StoredEvent,
   type EventPayloads,
 } from '@thumbforge/contracts';
+import {
+  type GenerationResultDto,
+  type JobAcceptedDto,
+  type NormalizedGenerateRequest,
+} from '@thumbforge/contracts/api';
 import { needsSavedAssets, NO_SAVED_ASSETS, resolveJobAssets } from '@thumbforge/domain';
 import { EVENT_LOG, type EventLog } from '@thumbforge/event-log';
 import { checkWebhookUrl } from '@thumbforge/http-safety';

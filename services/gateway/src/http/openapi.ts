@@ -1,9 +1,13 @@
 import type { INestApplication } from '@nestjs/common';
-import { DocumentBuilder, SwaggerModule, type OpenAPIObject } from '@nestjs/swagger';
+import { ApiExcludeController, DocumentBuilder, SwaggerModule, type OpenAPIObject } from '@nestjs/swagger';
 import { ERROR_CODES } from '@thumbforge/contracts';
+import { HealthController } from '@thumbforge/platform';
 import type { NextFunction, Request, Response } from 'express';
 
 export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
+  // The probes are for the orchestrator, not the API. Marked here because only the gateway loads
+  // @nestjs/swagger; the services that share the controller do not.
+  ApiExcludeController()(HealthController);
   const config = new DocumentBuilder()
     .setTitle('Thumbforge')
     .setDescription(

@@ -8,9 +8,8 @@ import {
   type ErrorCode,
   type EventPayloads,
   type IdempotentResponse,
-  type JobAcceptedDto,
-  type NormalizedGenerateRequest,
 } from '@thumbforge/contracts';
+import { type JobAcceptedDto, type NormalizedGenerateRequest } from '@thumbforge/contracts/api';
 import { decideIdempotency, IDEMPOTENCY_KEY_PATTERN, type IdempotencyRecord } from '@thumbforge/domain';
 import { EVENT_LOG, type EventLog } from '@thumbforge/event-log';
 import { OBJECT_STORE, type ObjectStore } from '@thumbforge/object-store';

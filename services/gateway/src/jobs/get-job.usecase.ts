@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { ERROR_CODES, type JobStatusDto } from '@thumbforge/contracts';
+import { ERROR_CODES } from '@thumbforge/contracts';
+import { type JobStatusDto } from '@thumbforge/contracts/api';
 import { OBJECT_STORE, type ObjectStore } from '@thumbforge/object-store';
 import type { Principal } from '../auth/principal.js';
 import { ApiException } from '../http/api-exception.js';

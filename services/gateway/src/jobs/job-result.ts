@@ -1,4 +1,5 @@
-import { resultLocation, type GenerationResultDto } from '@thumbforge/contracts';
+import { resultLocation } from '@thumbforge/contracts';
+import { type GenerationResultDto } from '@thumbforge/contracts/api';
 import type { JobView } from '@thumbforge/domain';
 import { CONTENT_TYPES } from '@thumbforge/imaging';
 import type { ObjectStore } from '@thumbforge/object-store';

@@ -1,6 +1,6 @@
 import { Controller, Get, Param, Req, UseGuards } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiResponse, ApiSecurity, ApiTags } from '@nestjs/swagger';
-import { ErrorDto, JobStatusDto } from '@thumbforge/contracts';
+import { ErrorDto, JobStatusDto } from '@thumbforge/contracts/api';
 import { ApiKeyGuard } from '../auth/api-key.guard.js';
 import type { AuthenticatedRequest } from '../auth/principal.js';
 import { GetJobUseCase } from './get-job.usecase.js';

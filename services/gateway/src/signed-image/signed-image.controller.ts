@@ -1,6 +1,7 @@
 import { Controller, Get, Headers, Param, Req, Res } from '@nestjs/common';
 import { ApiOperation, ApiParam, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
-import { ERROR_CODES, ErrorDto } from '@thumbforge/contracts';
+import { ERROR_CODES } from '@thumbforge/contracts';
+import { ErrorDto } from '@thumbforge/contracts/api';
 import type { Request, Response } from 'express';
 import { ApiException } from '../http/api-exception.js';
 import { SIGNED_IMAGE_PARAMS, type SignedImageParams } from './signed-url.js';

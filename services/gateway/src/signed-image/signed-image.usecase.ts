@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { ERROR_CODES, GenerateRequestDto, normalizeGenerateRequest } from '@thumbforge/contracts';
+import { ERROR_CODES } from '@thumbforge/contracts';
+import { GenerateRequestDto, normalizeGenerateRequest } from '@thumbforge/contracts/api';
 import { OBJECT_STORE, type ObjectStore } from '@thumbforge/object-store';
 import { CLOCK, CONFIG, decryptApiKey, type Clock, type Config } from '@thumbforge/platform';
 import { ApiException } from '../http/api-exception.js';
