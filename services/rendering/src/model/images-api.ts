@@ -1,5 +1,3 @@
-import { request } from 'undici';
-
 export interface ImagesApiOptions {
   /** Base address; `/v1/images/generations` and `/v1/images/edits` are appended. */
   baseUrl: string;
@@ -76,6 +74,9 @@ export class ImagesApi {
       });
     }
 
+    // Loaded on the first call: undici is about 28 MB of a process's memory, and a rendering replica
+    // on the built-in engine never calls out.
+    const { request } = await import('undici');
     const signal = AbortSignal.timeout(timeoutMs);
     try {
       const response = await request(url, { method: 'POST', headers, body, signal });
