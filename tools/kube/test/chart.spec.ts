@@ -55,6 +55,26 @@ async function api(path: string, init: RequestInit & { key?: string } = {}): Pro
   return fetch(`${gateway}${path}`, { ...init, headers, signal: AbortSignal.timeout(60_000) });
 }
 
+/**
+ * Waits until `url` answers 200. Ready pods are not yet a routed Service: kube-proxy writes the
+ * Service's rules once it sees the endpoints, and until then a connection to the Service is refused.
+ */
+async function untilServed(url: string, timeoutMs = 120_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let last = 'no answer';
+  while (Date.now() < deadline) {
+    try {
+      const response = await fetch(url, { signal: AbortSignal.timeout(5_000) });
+      if (response.ok) return;
+      last = `HTTP ${response.status}`;
+    } catch (error) {
+      last = String((error as Error).cause ?? error);
+    }
+    await delay(250);
+  }
+  throw new Error(`${url} not served within ${timeoutMs} ms: ${last}`);
+}
+
 async function webhookFor(jobId: string, timeoutMs = 180_000) {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
@@ -234,6 +254,7 @@ beforeAll(async () => {
     'jsonpath={.spec.clusterIP}',
   ]);
   gateway = `http://${ip}`;
+  await timed('gateway Service routed', () => untilServed(`${gateway}/health/ready`));
 }, SETUP_TIMEOUT_MS);
 
 afterAll(async () => {
