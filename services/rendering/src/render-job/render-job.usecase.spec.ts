@@ -12,7 +12,7 @@ import {
   type GenerationInputs,
   type GenerationModel,
 } from '../model/index.js';
-import { RenderOutcomes } from '../render-outcomes/render-outcomes.projection.js';
+import { RenderOutcomes, type RenderOutcome } from '../render-outcomes/render-outcomes.projection.js';
 import { RenderJobUseCase } from './render-job.usecase.js';
 
 const NOW = new Date('2026-04-27T14:30:05Z');
@@ -26,6 +26,19 @@ class StubModel implements GenerationModel {
     this.calls.push({ job, inputs });
     return { image: await this.behaviour(job), width: 1280, height: 720, by: 'local' as const };
   }
+}
+
+/** A model whose render runs until its signal is aborted, and the signal it was given. */
+function untilAborted(): { model: GenerationModel; signal: () => AbortSignal | undefined } {
+  let seen: AbortSignal | undefined;
+  const model: GenerationModel = {
+    generate: (_job, _inputs, signal) =>
+      new Promise((_, reject) => {
+        seen = signal;
+        signal?.addEventListener('abort', () => reject(signal.reason as Error));
+      }),
+  };
+  return { model, signal: () => seen };
 }
 
 function setup(model: GenerationModel = new StubModel(), renderTimeoutMs = 60_000) {
@@ -103,28 +116,50 @@ describe('RenderJobUseCase', () => {
     expect(objects.objects.get('private/results/job_private.png')?.contentType).toBe('image/png');
   });
 
-  it('does nothing on a re-delivery of the same reservation', async () => {
-    const model = new StubModel();
-    const { log, useCase } = setup(model);
+  it('records nothing more on a re-delivery of the same reservation', async () => {
+    const { log, objects, useCase } = setup();
     await useCase.execute({ job, reservationEventId: RESERVED });
+    const stored = new Map(objects.objects);
     const again = await useCase.execute({ job, reservationEventId: RESERVED });
     expect(again).toEqual({ status: 'already-rendered' });
     expect(log.appended).toHaveLength(1);
-    expect(model.calls).toHaveLength(1);
+    expect(objects.objects).toEqual(stored);
   });
 
   it('recognises an outcome it only knows from the log (after a restart)', async () => {
     const first = setup();
     await first.useCase.execute({ job, reservationEventId: RESERVED });
 
-    const model = new StubModel();
-    const restarted = setup(model);
+    const restarted = setup();
     await restarted.outcomes.apply(first.log.appended[0]!);
     expect(await restarted.useCase.execute({ job, reservationEventId: RESERVED })).toEqual({
       status: 'already-rendered',
     });
-    expect(model.calls).toHaveLength(0);
     expect(restarted.log.appended).toHaveLength(0);
+    expect(restarted.objects.objects.size).toBe(0);
+  });
+
+  it('starts the render before the outcome is known, and stops it once the job turns out rendered', async () => {
+    const { model, signal } = untilAborted();
+    const { log, objects, outcomes, useCase } = setup(model);
+    let answer!: (outcome: RenderOutcome | undefined) => void;
+    vi.spyOn(outcomes, 'get').mockReturnValue(new Promise((resolve) => (answer = resolve)));
+    const pending = useCase.execute({ job, reservationEventId: RESERVED });
+    await vi.waitFor(() => expect(signal()).toBeDefined());
+    expect(signal()?.aborted).toBe(false);
+    answer({ id: job.jobId, outcome: 'succeeded', eventId: `evt_render_${job.jobId}` });
+    expect(await pending).toEqual({ status: 'already-rendered' });
+    expect(signal()?.aborted).toBe(true);
+    expect(log.appended).toHaveLength(0);
+    expect(objects.objects.size).toBe(0);
+  });
+
+  it('fails the attempt, recording nothing, when the outcome cannot be looked up', async () => {
+    const { log, objects, outcomes, useCase } = setup();
+    vi.spyOn(outcomes, 'get').mockRejectedValue(new Error('store unreachable'));
+    await expect(useCase.execute({ job, reservationEventId: RESERVED })).rejects.toThrow('store unreachable');
+    expect(log.appended).toHaveLength(0);
+    expect(objects.objects.size).toBe(0);
   });
 
   it('fails the job when rendering exceeds the timeout', async () => {
@@ -150,19 +185,12 @@ describe('RenderJobUseCase', () => {
   });
 
   it('aborts the render at the timeout, so the engine stops drawing it', async () => {
-    let seen: AbortSignal | undefined;
-    const model: GenerationModel = {
-      generate: (_job, _inputs, signal) =>
-        new Promise((_, reject) => {
-          seen = signal;
-          signal?.addEventListener('abort', () => reject(signal.reason as Error));
-        }),
-    };
+    const { model, signal } = untilAborted();
     const { log, objects, useCase } = setup(model, 25);
     const result = await useCase.execute({ job, reservationEventId: RESERVED });
     expect(result).toEqual({ status: 'failed', error: 'Generation timed out after 25 ms' });
-    expect(seen?.aborted).toBe(true);
-    expect((seen?.reason as Error).message).toBe('Generation timed out after 25 ms');
+    expect(signal()?.aborted).toBe(true);
+    expect((signal()?.reason as Error).message).toBe('Generation timed out after 25 ms');
     expect(log.appended.map((e) => e.type)).toEqual(['render.failed']);
     expect(objects.objects.size).toBe(0);
   });
