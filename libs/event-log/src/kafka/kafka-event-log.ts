@@ -31,6 +31,7 @@ import {
 } from './kafka-subscription.js';
 import { readPartitionBatches, type ReaderHost } from './partition-reader.js';
 import { createKeyPartitioner } from './partitioner.js';
+import { fixKafkajsRequestQueue } from './request-queue.js';
 import { retryRetriable } from './retry.js';
 import { Topics, type TopicSettings } from './topics.js';
 
@@ -86,6 +87,9 @@ interface PendingAppend {
   resolve(stored: StoredEvent[]): void;
   reject(error: unknown): void;
 }
+
+// Before any client connects: every broker connection of the process gets the fixed request queue.
+fixKafkajsRequestQueue();
 
 function defaultRetryDelay(attempt: number): number {
   return Math.min(100 * 2 ** (attempt - 1), 2_000);

@@ -1,3 +1,4 @@
+import { createRequire } from 'node:module';
 import type { StoredEvent } from '@thumbforge/contracts';
 import { startInfrastructure, type RunningInfrastructure } from '@thumbforge/infra';
 import {
@@ -7,7 +8,7 @@ import {
   type ProjectionStore,
 } from '@thumbforge/projection-store';
 import { ConfigResourceTypes, Kafka, logLevel } from 'kafkajs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { keepProjection, positionKey, type Subscription } from '../../src/index.js';
 import { EVENT_TOPIC_CONFIG, KafkaEventLog, type KafkaEventLogOptions } from '../../src/kafka/index.js';
 import { createKeyPartitioner } from '../../src/kafka/partitioner.js';
@@ -50,6 +51,40 @@ describe('KafkaEventLog on a real broker', () => {
   };
   afterAll(async () => {
     await Promise.all(logs.map((log) => log.close()));
+  });
+
+  it("lets an idle subscriber's connections sleep between fetches (kafkajs' request queue, fixed)", async () => {
+    const clientId = uniqueName('idle-client');
+    const log = await open({ clientId });
+    const topic = uniqueName('idle');
+    await log.append(topic, [testEvent(0, 'agg_idle')]);
+    const subscription = await log.subscribe({
+      group: uniqueName('idle'),
+      topics: [topic],
+      from: 'end',
+      handle: async () => undefined,
+    });
+    await subscription.caughtUp;
+    const RequestQueue = createRequire(import.meta.url)('kafkajs/src/network/requestQueue/index.js') as {
+      prototype: { clientId: string; checkPendingRequests(): void };
+    };
+    const original = RequestQueue.prototype.checkPendingRequests;
+    let looks = 0;
+    const spy = vi.spyOn(RequestQueue.prototype, 'checkPendingRequests').mockImplementation(function (this: {
+      clientId: string;
+    }) {
+      if (this.clientId === clientId) looks++;
+      return original.call(this);
+    });
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+    } finally {
+      spy.mockRestore();
+      await subscription.close();
+    }
+    // Each answer to a fetch (every 500 ms while idle) or a heartbeat looks once per connection.
+    // kafkajs 2.2.4 looked again every millisecond on each connection: hundreds in this second.
+    expect(looks).toBeLessThan(100);
   });
 
   it('creates topics once, with the configured partitions and infinite retention', async () => {
