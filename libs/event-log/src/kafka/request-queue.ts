@@ -13,7 +13,7 @@ export interface RequestQueueState {
 const CHECK_PENDING_REQUESTS_INTERVAL_MS = 10;
 
 /** The kafkajs release whose request queue `scheduleCheckPendingRequests` replaces the method of. */
-export const PATCHED_KAFKAJS_VERSION = '2.2.4';
+const PATCHED_KAFKAJS_VERSION = '2.2.4';
 
 /**
  * When the queue of one broker connection looks again at its waiting requests: only while some wait
@@ -23,7 +23,7 @@ export const PATCHED_KAFKAJS_VERSION = '2.2.4';
  * process a thousand times a second for nothing (kafkajs issues 1556, 1704 and 1751; Node 24 warns
  * `TimeoutNegativeWarning` once).
  */
-export function scheduleCheckPendingRequests(this: RequestQueueState): void {
+function scheduleCheckPendingRequests(this: RequestQueueState): void {
   if (this.throttleCheckTimeoutId) return;
   let delay = this.throttledUntil - Date.now();
   if (this.pending.length > 0) delay = delay > 0 ? delay : CHECK_PENDING_REQUESTS_INTERVAL_MS;

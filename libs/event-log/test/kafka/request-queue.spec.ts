@@ -1,16 +1,10 @@
 import { createRequire } from 'node:module';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { fixKafkajsRequestQueue } from '../../src/kafka/request-queue.js';
+import { fixKafkajsRequestQueue, type RequestQueueState } from '../../src/kafka/request-queue.js';
 
 const require = createRequire(import.meta.url);
 
-interface Queue {
-  pending: unknown[];
-  throttledUntil: number;
-  throttleCheckTimeoutId: NodeJS.Timeout | null;
-  checkPendingRequests(): void;
-  scheduleCheckPendingRequests(): void;
-}
+type Queue = RequestQueueState & { scheduleCheckPendingRequests(): void };
 
 /** kafkajs' own request queue of one broker connection, as its connections make it. */
 function requestQueue(): Queue {
