@@ -12,6 +12,9 @@ export interface RequestQueueState {
 /** kafkajs' own interval for looking at requests that wait for a free in-flight slot. */
 const CHECK_PENDING_REQUESTS_INTERVAL_MS = 10;
 
+/** kafkajs' per-connection request queue, whose prototype every connection's queue shares. */
+export const REQUEST_QUEUE_MODULE = 'kafkajs/src/network/requestQueue/index.js';
+
 /** The kafkajs release whose request queue `scheduleCheckPendingRequests` replaces the method of. */
 const PATCHED_KAFKAJS_VERSION = '2.2.4';
 
@@ -43,7 +46,7 @@ export function fixKafkajsRequestQueue(): boolean {
   const require = createRequire(import.meta.url);
   const { version } = require('kafkajs/package.json') as { version: string };
   if (version !== PATCHED_KAFKAJS_VERSION) return false;
-  const RequestQueue = require('kafkajs/src/network/requestQueue/index.js') as {
+  const RequestQueue = require(REQUEST_QUEUE_MODULE) as {
     prototype: { scheduleCheckPendingRequests: () => void };
   };
   RequestQueue.prototype.scheduleCheckPendingRequests = scheduleCheckPendingRequests;

@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { keepProjection, positionKey, type Subscription } from '../../src/index.js';
 import { EVENT_TOPIC_CONFIG, KafkaEventLog, type KafkaEventLogOptions } from '../../src/kafka/index.js';
 import { createKeyPartitioner } from '../../src/kafka/partitioner.js';
+import { REQUEST_QUEUE_MODULE } from '../../src/kafka/request-queue.js';
 import {
   collect,
   describeEventLogContract,
@@ -65,7 +66,7 @@ describe('KafkaEventLog on a real broker', () => {
       handle: async () => undefined,
     });
     await subscription.caughtUp;
-    const RequestQueue = createRequire(import.meta.url)('kafkajs/src/network/requestQueue/index.js') as {
+    const RequestQueue = createRequire(import.meta.url)(REQUEST_QUEUE_MODULE) as {
       prototype: { clientId: string; checkPendingRequests(): void };
     };
     const original = RequestQueue.prototype.checkPendingRequests;

@@ -1,6 +1,10 @@
 import { createRequire } from 'node:module';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { fixKafkajsRequestQueue, type RequestQueueState } from '../../src/kafka/request-queue.js';
+import {
+  fixKafkajsRequestQueue,
+  REQUEST_QUEUE_MODULE,
+  type RequestQueueState,
+} from '../../src/kafka/request-queue.js';
 
 const require = createRequire(import.meta.url);
 
@@ -8,7 +12,7 @@ type Queue = RequestQueueState & { scheduleCheckPendingRequests(): void };
 
 /** kafkajs' own request queue of one broker connection, as its connections make it. */
 function requestQueue(): Queue {
-  const RequestQueue = require('kafkajs/src/network/requestQueue/index.js') as new (options: object) => Queue;
+  const RequestQueue = require(REQUEST_QUEUE_MODULE) as new (options: object) => Queue;
   const logger = {
     debug: () => undefined,
     info: () => undefined,
