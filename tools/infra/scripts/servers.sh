@@ -122,7 +122,9 @@ PROPS
 launch_mongo() {
   mkdir -p "$state_dir/ferretdb/data"
   log "starting ferretdb $FERRETDB_VERSION (sqlite) on $listen_host:$mongo_port"
-  start ferretdb "$FERRETDB_BIN" --handler=sqlite --sqlite-url="file:$state_dir/ferretdb/data/" \
+  # synchronous(normal): commits survive the process dying without a sync of the WAL each; the
+  # database holds projections of the event log only (docs/infrastructure.md, FerretDB).
+  start ferretdb "$FERRETDB_BIN" --handler=sqlite --sqlite-url="file:$state_dir/ferretdb/data/?_pragma=synchronous(normal)" \
     --state-dir="$state_dir/ferretdb" --listen-addr="$listen_host:$mongo_port" \
     --debug-addr="127.0.0.1:$mongo_debug_port" --telemetry=disable --log-level=warn
 }
