@@ -64,6 +64,12 @@ export interface SubscriptionOptions {
    * consumes; the others ignore it.
    */
   partitionsAtOnce?: boolean;
+  /**
+   * The group is kept for its assignments (`onAssignment`) alone, on topics nothing is appended to,
+   * such as a lease: their records may go unread. The Kafka log then never fetches, so an idle member
+   * costs the broker a heartbeat every few seconds instead of a fetch every `maxWaitTimeMs`.
+   */
+  assignmentsOnly?: boolean;
 }
 
 export interface Subscription {

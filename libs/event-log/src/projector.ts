@@ -249,6 +249,7 @@ export async function keepProjection(options: ProjectorOptions): Promise<KeptPro
     group: `projection.${name}.writer`,
     topics: [LEASE_TOPIC],
     from: 'committed',
+    assignmentsOnly: true,
     handle: async () => undefined,
     onAssignment: (partitions) => lead(partitions.length > 0),
   });

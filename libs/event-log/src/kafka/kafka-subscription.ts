@@ -140,6 +140,12 @@ export class KafkaSubscription implements Subscription {
         ),
       );
     }
+    if (this.options.assignmentsOnly) {
+      // Paused topics are left out of every fetch: with nothing to fetch, kafkajs sleeps
+      // `maxWaitTimeMs` between heartbeats. Again on every join, as a restarted consumer forgets it.
+      const topics = [...this.plan.partitions.keys()].map((topic) => ({ topic }));
+      this.consumer.on(this.consumer.events.GROUP_JOIN, () => this.consumer.pause(topics));
+    }
     this.consumer.on(this.consumer.events.CRASH, ({ payload }) => {
       this.host.onError(payload.error, `consumer of group ${this.options.group} crashed`);
       // kafkajs restarts the consumer after retriable failures; otherwise it has stopped for good.

@@ -88,6 +88,55 @@ describe('KafkaEventLog on a real broker', () => {
     expect(looks).toBeLessThan(100);
   });
 
+  it.each([
+    { assignmentsOnly: true, fetches: 'no' },
+    { assignmentsOnly: false, fetches: 'some' },
+  ])(
+    'a member kept for its assignments (assignmentsOnly: $assignmentsOnly) sends $fetches fetches, and heartbeats',
+    async ({ assignmentsOnly }) => {
+      const clientId = uniqueName('lease-client');
+      const log = await open({ clientId, heartbeatIntervalMs: 200 });
+      const topic = uniqueName('lease');
+      await log.createTopics([topic]);
+      let assigned!: () => void;
+      const joined = new Promise<void>((resolve) => (assigned = resolve));
+      const subscription = await log.subscribe({
+        group: uniqueName('lease'),
+        topics: [topic],
+        from: 'committed',
+        assignmentsOnly,
+        handle: async () => undefined,
+        onAssignment: (partitions) => {
+          if (partitions.length > 0) assigned();
+        },
+      });
+      await joined;
+      const RequestQueue = createRequire(import.meta.url)(REQUEST_QUEUE_MODULE) as {
+        prototype: { clientId: string; push(request: { entry: { apiName: string } }): unknown };
+      };
+      const original = RequestQueue.prototype.push;
+      const sent = { Fetch: 0, Heartbeat: 0 };
+      const spy = vi.spyOn(RequestQueue.prototype, 'push').mockImplementation(function (
+        this: { clientId: string },
+        request,
+      ) {
+        const api = request.entry.apiName;
+        if (this.clientId === clientId && (api === 'Fetch' || api === 'Heartbeat')) sent[api]++;
+        return original.call(this, request);
+      });
+      try {
+        // Two and a half of the default 500 ms fetch waits.
+        await new Promise((resolve) => setTimeout(resolve, 1_250));
+      } finally {
+        spy.mockRestore();
+        await subscription.close();
+      }
+      if (assignmentsOnly) expect(sent.Fetch).toBe(0);
+      else expect(sent.Fetch).toBeGreaterThanOrEqual(2);
+      expect(sent.Heartbeat).toBeGreaterThanOrEqual(1);
+    },
+  );
+
   it('creates topics once, with the configured partitions and infinite retention', async () => {
     const topic = uniqueName('created');
     const [one, two] = await Promise.all([open({ partitions: 3 }), open({ partitions: 3 })]);
