@@ -23,7 +23,7 @@ export interface ProjectorOptions {
  * request cost one write to the store rather than one each. Replicas without the lease learn the
  * positions that much later; they look only every `FOLLOW_POLL_MS` anyway.
  */
-export const SAVE_DELAY_MS = 10;
+export const SAVE_DELAY_MS = 100;
 
 /**
  * Keeps a read model up to date: resumes from the positions the projection saved in its own store and
