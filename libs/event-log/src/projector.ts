@@ -117,6 +117,18 @@ export function unfolded<T extends FoldedDocument>(doc: T | undefined): Omit<T, 
 }
 
 /**
+ * Waits for writes of one event to different documents that may run side by side (each a round trip
+ * to the store), then fails with the first failure. Every write has settled by then, so the event's
+ * next attempt never races a write of this one.
+ */
+export async function allWritten(
+  writes: ReadonlyArray<Promise<unknown> | false | null | undefined>,
+): Promise<void> {
+  const results = await Promise.allSettled(writes);
+  for (const result of results) if (result.status === 'rejected') throw result.reason;
+}
+
+/**
  * Where an event sits in the log. Unlike its id, which a retried append or a command decided again
  * repeats at a later offset, no two appended events share it.
  */

@@ -3,6 +3,7 @@ import type { StoredEvent } from '@thumbforge/contracts';
 import { MemoryProjectionStore, type Positions, type ProjectionStore } from '@thumbforge/projection-store';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import {
+  allWritten,
   logPosition,
   positionKey,
   putStamped,
@@ -296,5 +297,28 @@ describe('stamped documents', () => {
     // A fact of another partition cannot be ordered against it, and writes.
     await putStamped(docs, stale, { ...at(4), partition: 1 }, { id: 'j', billing: 'released' });
     expect(await docs.get('j')).toEqual({ id: 'j', billing: 'released', setBy: 't:1@4' });
+  });
+});
+
+describe('allWritten', () => {
+  const later = (ms: number, outcome: () => void) =>
+    new Promise<void>((resolve) => setTimeout(resolve, ms)).then(outcome);
+
+  it.each([
+    { writes: 'all succeed', failing: [] as number[], error: undefined },
+    { writes: 'the first fails at once', failing: [0], error: 'write 0' },
+    { writes: 'two fail', failing: [2, 1], error: 'write 1' },
+  ])('waits for every write when $writes, then fails with the first failure', async ({ failing, error }) => {
+    const settled: number[] = [];
+    const writes = [0, 1, 2].map((i) =>
+      later(failing.includes(i) ? 0 : 20, () => {
+        settled.push(i);
+        if (failing.includes(i)) throw new Error(`write ${i}`);
+      }),
+    );
+    const outcome = allWritten([...writes, undefined, false]);
+    if (error) await expect(outcome).rejects.toThrow(error);
+    else await expect(outcome).resolves.toBeUndefined();
+    expect(settled.sort()).toEqual([0, 1, 2]);
   });
 });

@@ -138,18 +138,20 @@ export class LedgerProjection extends Projection {
   private async fold(event: StoredEvent): Promise<void> {
     const accountId = billingAccountOf(event);
     const jobId = billingJobOf(event);
-    const job = jobId === undefined ? undefined : await this.jobs.get(jobId);
+    const [job, current] = await Promise.all([
+      jobId === undefined ? undefined : this.jobs.get(jobId),
+      this.documents.get(accountId),
+    ]);
     const before = stampedBefore(job, event)?.billing;
-    const changeOf = (current: LedgerDocument | undefined) => {
-      const ledger = unfolded(current);
+    const changeOf = (doc: LedgerDocument | undefined) => {
+      const ledger = unfolded(doc);
       const change = applyBillingFact(ledger, before, event);
       return {
         change,
-        next: change && change.ledger !== ledger ? { ...change.ledger, id: accountId } : current,
+        next: change && change.ledger !== ledger ? { ...change.ledger, id: accountId } : doc,
       };
     };
     // The job first, the ledger last: the ledger's positions then say the whole fact is applied.
-    const current = await this.documents.get(accountId);
     if (hasFolded(current, event)) return;
     const change = changeOf(current).change?.job;
     if (change)

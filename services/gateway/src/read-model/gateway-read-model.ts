@@ -23,6 +23,7 @@ import {
   type LedgerPage,
 } from '@thumbforge/domain';
 import {
+  allWritten,
   EVENT_LOG,
   foldInto,
   hasFolded,
@@ -154,10 +155,18 @@ export class GatewayReadModel
       const epochs = this.billingEpochs;
       if (await epochs.observe(event)) return;
       if (event.fence !== undefined && !admitsFact(await epochs.current(event), event)) return;
-      await this.applyBillingFact(event);
+      // A reservation also starts the job's document, which nothing in the billing fact depends on.
+      await allWritten([
+        this.applyBillingFact(event),
+        event.type === 'billing.credits-reserved' ? this.applyJobEvent(event) : undefined,
+      ]);
+      return;
     }
+    await this.applyJobEvent(event);
+  }
+
+  private async applyJobEvent(event: StoredEvent): Promise<void> {
     const jobId = event.correlationId ?? event.aggregateId;
-    if (event.topic === TOPICS.billing && event.type !== 'billing.credits-reserved') return;
     await foldInto(this.jobs, jobId, event, (current) => {
       const next = applyJobEvent(current, event);
       return next && next !== current ? { ...next, id: jobId } : current;
@@ -165,28 +174,31 @@ export class GatewayReadModel
   }
 
   /**
-   * The job's billing and the history entry are written before the account, whose positions then say
-   * the whole fact is applied; each of those writes is a no-op when the fact is applied again.
+   * The job's billing and the history entry are written (side by side) before the account, whose
+   * positions then say the whole fact is applied; each of those writes is a no-op when the fact is
+   * applied again.
    */
   private async applyBillingFact(event: StoredEvent): Promise<void> {
     const accountId = event.aggregateId;
     const jobId = billingJobOf(event);
-    const job = jobId === undefined ? undefined : await this.billedJobs.get(jobId);
+    const [job, account] = await Promise.all([
+      jobId === undefined ? undefined : this.billedJobs.get(jobId),
+      this.accounts.get(accountId),
+    ]);
     const before = stampedBefore(job, event)?.billing;
-    const account = await this.accounts.get(accountId);
     if (hasFolded(account, event)) return;
     const change = applyBillingFact(account?.ledger ?? undefined, before, event);
     if (!change) return;
-    if (change.job) {
-      await putStamped(this.billedJobs, job, event, { id: change.job.jobId, billing: change.job.billing });
-    }
     const { entry } = change;
-    if (entry) {
-      const seq = change.ledger.entryCount - 1;
-      await this.ledgerPages.update(ledgerPageId(accountId, ledgerPageOf(seq)), (page) =>
-        addToLedgerPage(page, accountId, seq, entry),
-      );
-    }
+    const seq = change.ledger.entryCount - 1;
+    await allWritten([
+      change.job &&
+        putStamped(this.billedJobs, job, event, { id: change.job.jobId, billing: change.job.billing }),
+      entry &&
+        this.ledgerPages.update(ledgerPageId(accountId, ledgerPageOf(seq)), (page) =>
+          addToLedgerPage(page, accountId, seq, entry),
+        ),
+    ]);
     await foldInto(this.accounts, accountId, event, (latest) => {
       const ledger = latest?.ledger ?? undefined;
       const next = applyBillingFact(ledger, before, event)?.ledger;
