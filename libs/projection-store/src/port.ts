@@ -45,6 +45,13 @@ export interface ProjectionCollection<T extends Document> {
    * turns it on when it takes the lease and off when it loses it.
    */
   cacheOwnWrites?(on: boolean): void;
+  /**
+   * Tells a store that caches its own writes (`cacheOwnWrites`) that no document has this id yet: it
+   * was just minted at random. While the cache is on, the first `get` or `update` of it then skips
+   * the read. Nothing changes otherwise, and a document that exists after all (a writer frozen past
+   * its lease wrote it) makes the update read it and retry, as a stale cached version does.
+   */
+  expectNew?(id: string): void;
 }
 
 export type Positions = Record<string, number>;

@@ -86,6 +86,10 @@ class MongoCollection<T extends Document> implements ProjectionCollection<T> {
     this.written.clear();
   }
 
+  expectNew(id: string): void {
+    if (this.ownWrites && !this.written.has(id)) this.keep(id, { doc: undefined, revision: undefined });
+  }
+
   async get(id: string): Promise<T | undefined> {
     if (this.ownWrites) {
       const known = this.written.get(id);

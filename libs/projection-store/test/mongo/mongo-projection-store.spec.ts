@@ -213,6 +213,39 @@ describe('MongoProjectionStore on FerretDB', () => {
     });
   });
 
+  it.each([
+    { caching: true, reads: 0 },
+    { caching: false, reads: 1 },
+  ])(
+    'creates a document expected new without reading it first only while caching its writes (caching: $caching)',
+    async ({ caching, reads: expectedReads }) => {
+      await withAnotherWriter('fresh', async (mine, theirs) => {
+        mine.cacheOwnWrites?.(caching);
+        mine.expectNew?.('job_new');
+        const reads = vi.spyOn(mongoose.mongo.Collection.prototype, 'findOne');
+        try {
+          expect(await mine.update('job_new', () => ({ id: 'job_new', n: 1 }))).toEqual({
+            id: 'job_new',
+            n: 1,
+          });
+          expect(reads).toHaveBeenCalledTimes(expectedReads);
+        } finally {
+          reads.mockRestore();
+        }
+        expect(await theirs.get('job_new')).toEqual({ id: 'job_new', n: 1 });
+        // Wrongly expected new (another writer made it): the insert fails and the update folds onto it.
+        await theirs.put({ id: 'job_taken', n: 5 });
+        mine.expectNew?.('job_taken');
+        expect(
+          await mine.update('job_taken', (doc) => ({ id: 'job_taken', n: ((doc?.n as number) ?? 0) + 1 })),
+        ).toEqual({
+          id: 'job_taken',
+          n: 6,
+        });
+      });
+    },
+  );
+
   it('never overwrites a newer writer with a cached version, even while it believes it is the only writer', async () => {
     await withAnotherWriter('zombie', async (mine, theirs) => {
       // A lease holder frozen past its lease: it still caches its own writes when it wakes up.

@@ -117,9 +117,11 @@ describe('GenerateUseCase: the asset service is asked only about saved assets', 
       return new Promise(() => undefined);
     },
   } as unknown as Replies;
+  const minted: string[] = [];
   const readModel = {
     settle: async () => undefined,
     account: async () => undefined,
+    expectNewJob: (jobId: string) => minted.push(jobId),
   } as unknown as GatewayReadModel;
   const asking = new GenerateUseCase(log, objects, config, systemClock, replies, readModel);
 
@@ -130,6 +132,20 @@ describe('GenerateUseCase: the asset service is asked only about saved assets', 
     ).rejects.toMatchObject({ status });
     return appended;
   }
+
+  it.each([
+    { jobId: undefined, told: 'the id it minted' },
+    { jobId: 'job_claimed', told: 'nothing' },
+  ])('tells the read model a job is new only when it minted the id (told: $told)', async ({ jobId }) => {
+    minted.length = 0;
+    appended.length = 0;
+    await expect(asking.execute({ principal: principal('pro'), request, jobId })).rejects.toMatchObject({
+      status: 429,
+    });
+    const { job } = appended[0]!.events[0]!.payload as { job: JobSpec };
+    expect(minted).toEqual(jobId ? [] : [job.jobId]);
+    expect(job.jobId).toBe(jobId ?? minted[0]);
+  });
 
   it('goes straight to billing with nothing saved involved, resolved as the asset service would', async () => {
     const [only, ...rest] = await run({}, 429);

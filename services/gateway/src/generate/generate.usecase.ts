@@ -80,7 +80,7 @@ export class GenerateUseCase {
     if (principal.kind === 'public-test') return this.placeholder(request, inline);
 
     this.checkPlanFeatures(principal.plan, request);
-    const jobId = claimedJobId ?? newId('job', this.clock.now().getTime());
+    const jobId = claimedJobId ?? this.newJobId();
     const uploads = uploadKeys(principal.accountId, jobId, inline);
     const assets = await this.resolveAssets(principal, jobId, request, uploads);
     const job: JobSpec = {
@@ -103,6 +103,12 @@ export class GenerateUseCase {
     // a crash in between leaves them to the orphan sweep.
     const stored = await this.storeUploads(uploads, inline);
     return this.reserveAndRun(job, () => this.removeUploads(stored));
+  }
+
+  private newJobId(): string {
+    const jobId = newId('job', this.clock.now().getTime());
+    this.readModel.expectNewJob(jobId);
+    return jobId;
   }
 
   private async storeUploads(uploads: UploadKeys, inline: InlineImages): Promise<string[]> {

@@ -240,6 +240,15 @@ export class GatewayReadModel
     return this.accounts.get(accountId);
   }
 
+  /**
+   * A job id just minted at random has no documents yet: on the replica that writes this read model,
+   * folding the job's reservation then skips reading them (`ProjectionCollection.expectNew`).
+   */
+  expectNewJob(jobId: string): void {
+    this.jobs.expectNew?.(jobId);
+    this.billedJobs.expectNew?.(jobId);
+  }
+
   job(jobId: string): Promise<JobDoc | undefined> {
     return this.jobs.get(jobId);
   }
