@@ -95,8 +95,10 @@ export class BillingConsumer implements OnApplicationBootstrap, BeforeApplicatio
 
   private async handleCommand(event: StoredEvent): Promise<void> {
     await this.fence.decide(event, async (fence) => {
-      // Every fact written before this command, in its account's partition, is applied first.
-      await this.ledgers.reached(event);
+      // Every fact written before this command, in its account's partition, is applied first. Not
+      // the command itself: the ledger has nothing to fold from it, and its own fetch of the command
+      // is not worth waiting for.
+      await this.ledgers.reached({ ...event, offset: event.offset - 1 });
       await this.decide(event, fence);
     });
   }
