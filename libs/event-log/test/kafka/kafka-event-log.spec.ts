@@ -41,6 +41,29 @@ async function openKafkaLog(options: Partial<KafkaEventLogOptions> = {}): Promis
   return log;
 }
 
+/**
+ * Calls `seen` with the arguments of each call of a method of kafkajs' request queue (one per broker
+ * connection) on the connections of `clientId`, until the returned function is called.
+ */
+function watchRequestQueue(
+  clientId: string,
+  method: 'checkPendingRequests' | 'push',
+  seen: (...args: unknown[]) => void,
+): () => void {
+  const { prototype } = createRequire(import.meta.url)(REQUEST_QUEUE_MODULE) as {
+    prototype: Record<typeof method, (...args: unknown[]) => unknown>;
+  };
+  const original = prototype[method];
+  const spy = vi.spyOn(prototype, method).mockImplementation(function (
+    this: { clientId: string },
+    ...args: unknown[]
+  ) {
+    if (this.clientId === clientId) seen(...args);
+    return original.apply(this, args);
+  });
+  return () => spy.mockRestore();
+}
+
 describeEventLogContract('KafkaEventLog', () => reopenableLog(() => openKafkaLog()), { concurrency: true });
 
 describe('KafkaEventLog on a real broker', () => {
@@ -66,21 +89,12 @@ describe('KafkaEventLog on a real broker', () => {
       handle: async () => undefined,
     });
     await subscription.caughtUp;
-    const RequestQueue = createRequire(import.meta.url)(REQUEST_QUEUE_MODULE) as {
-      prototype: { clientId: string; checkPendingRequests(): void };
-    };
-    const original = RequestQueue.prototype.checkPendingRequests;
     let looks = 0;
-    const spy = vi.spyOn(RequestQueue.prototype, 'checkPendingRequests').mockImplementation(function (this: {
-      clientId: string;
-    }) {
-      if (this.clientId === clientId) looks++;
-      return original.call(this);
-    });
+    const stop = watchRequestQueue(clientId, 'checkPendingRequests', () => looks++);
     try {
       await new Promise((resolve) => setTimeout(resolve, 1_000));
     } finally {
-      spy.mockRestore();
+      stop();
       await subscription.close();
     }
     // Each answer to a fetch (every 500 ms while idle) or a heartbeat looks once per connection.
@@ -111,24 +125,16 @@ describe('KafkaEventLog on a real broker', () => {
         },
       });
       await joined;
-      const RequestQueue = createRequire(import.meta.url)(REQUEST_QUEUE_MODULE) as {
-        prototype: { clientId: string; push(request: { entry: { apiName: string } }): unknown };
-      };
-      const original = RequestQueue.prototype.push;
       const sent = { Fetch: 0, Heartbeat: 0 };
-      const spy = vi.spyOn(RequestQueue.prototype, 'push').mockImplementation(function (
-        this: { clientId: string },
-        request,
-      ) {
-        const api = request.entry.apiName;
-        if (this.clientId === clientId && (api === 'Fetch' || api === 'Heartbeat')) sent[api]++;
-        return original.call(this, request);
+      const stop = watchRequestQueue(clientId, 'push', (request) => {
+        const api = (request as { entry: { apiName: string } }).entry.apiName;
+        if (api === 'Fetch' || api === 'Heartbeat') sent[api]++;
       });
       try {
         // Two and a half of the default 500 ms fetch waits.
         await new Promise((resolve) => setTimeout(resolve, 1_250));
       } finally {
-        spy.mockRestore();
+        stop();
         await subscription.close();
       }
       if (assignmentsOnly) expect(sent.Fetch).toBe(0);
