@@ -373,7 +373,7 @@ export abstract class Projection {
   }
 
   /** Resolves once the projection has applied `event` (and every earlier event of its partition). */
-  reached(event: StoredEvent): Promise<void> {
+  reached(event: Pick<StoredEvent, 'topic' | 'partition' | 'offset'>): Promise<void> {
     return this.started().reached(event);
   }
 

@@ -98,7 +98,11 @@ export class BillingConsumer implements OnApplicationBootstrap, BeforeApplicatio
       // Every fact written before this command, in its account's partition, is applied first. Not
       // the command itself: the ledger has nothing to fold from it, and its own fetch of the command
       // is not worth waiting for.
-      await this.ledgers.reached({ ...event, offset: event.offset - 1 });
+      await this.ledgers.reached({
+        topic: event.topic,
+        partition: event.partition,
+        offset: event.offset - 1,
+      });
       await this.decide(event, fence);
     });
   }

@@ -151,9 +151,9 @@ export class LedgerProjection extends Projection {
         next: change && change.ledger !== ledger ? { ...change.ledger, id: accountId } : doc,
       };
     };
-    // The job first, the ledger last: the ledger's positions then say the whole fact is applied.
     if (hasFolded(current, event)) return;
     const change = changeOf(current).change?.job;
+    // The job first, the ledger last: the ledger's positions then say the whole fact is applied.
     if (change)
       await putStamped(this.jobs, job, event, { id: change.jobId, accountId, billing: change.billing });
     await foldInto(this.documents, accountId, event, (latest) => changeOf(latest).next);
