@@ -1,21 +1,59 @@
 import { describe, expect, it } from 'vitest';
 import type { Canvas } from './canvas.js';
-import { Coverage, FlatPath, paintLayers } from './raster.js';
+import { CellPool, Coverage, FlatPath, paintLayers } from './raster.js';
 
 const total = (alpha: Uint8Array) => alpha.reduce((s, a) => s + a, 0) / 255;
 
+describe('CellPool', () => {
+  const KIB = 1024 / 4;
+  /** Takes buffers of these many 256 KiB and gives them all back. */
+  const filled = (pool: CellPool, sizes: number[]) => {
+    const taken = sizes.map((size) => pool.take(size * 256 * KIB));
+    for (const cells of taken) pool.give(cells);
+    return taken.map((cells) => cells.buffer);
+  };
+
+  it('rounds new buffers up to 256 KiB and hands out views of the length asked for', () => {
+    const cells = new CellPool(4, 4 * 1024 * 1024).take(1_000);
+    expect(cells.length).toBe(1_000);
+    expect(cells.buffer.byteLength).toBe(256 * 1024);
+  });
+
+  it('hands out the smallest idle buffer that fits', () => {
+    const pool = new CellPool(4, 16 * 1024 * 1024);
+    const [, middle, large] = filled(pool, [1, 2, 3]);
+    expect(pool.take(300 * KIB).buffer).toBe(middle);
+    expect(pool.take(300 * KIB).buffer).toBe(large);
+    expect(pool.bytes).toBe(256 * 1024);
+  });
+
+  it.each([
+    ['within both limits', 2, 4, [1, 2], [1, 2]],
+    ['a larger buffer displaces the smallest past the count', 2, 4, [1, 2, 3], [2, 3]],
+    ['a larger buffer displaces smaller ones past the bytes', 4, 1, [1, 1, 2, 4], [4]],
+    ['a smaller buffer is dropped when larger ones fill the pool', 2, 4, [3, 2, 1], [2, 3]],
+    ['a buffer past the byte limit is never kept', 4, 1, [5], []],
+  ] as const)('keeps what serves most: %s', (_, maxBuffers, maxMiB, sizes, kept) => {
+    const pool = new CellPool(maxBuffers, maxMiB * 1024 * 1024);
+    const buffers = filled(pool, [...sizes]);
+    expect(pool.bytes).toBe(kept.reduce((sum, size) => sum + size * 256 * 1024, 0));
+    // Taking the largest first empties the pool in order, so every kept buffer is seen.
+    const out = [...kept].reverse().map((size) => pool.take(size * 256 * KIB).buffer);
+    expect(out.every((buffer) => buffers.includes(buffer))).toBe(true);
+    expect(pool.bytes).toBe(0);
+  });
+});
+
 describe('Coverage', () => {
-  it('keeps at most 8 MiB of idle scratch cells for the next rasteriser', () => {
-    // Takes whatever earlier tests left idle (at most eight buffers), so the pool starts empty.
-    for (let i = 0; i < 8; i++) new Coverage(1, 1);
-    // 1,002 × 1,000 cells are 4,008,000 bytes: two fit in 8 MiB, a third does not.
-    const released = Array.from({ length: 4 }, () => new Coverage(1000, 1000));
-    for (const c of released) c.release();
-    const buffers = new Set(released.map((c) => c.cells.buffer));
-    const reused = Array.from({ length: 4 }, () => new Coverage(1000, 1000)).filter((c) =>
-      buffers.has(c.cells.buffer),
-    );
-    expect(reused).toHaveLength(2);
+  it('reuses the scratch cells of a finished rasteriser, cleared', () => {
+    const path = new FlatPath();
+    path.rect(10, 10, 500, 300);
+    const first = new Coverage(600, 400);
+    first.fill(path);
+    first.toMask(0, 0);
+    const next = new Coverage(600, 400);
+    expect(next.cells.buffer).toBe(first.cells.buffer);
+    expect(next.cells.every((cell) => cell === 0)).toBe(true);
   });
 
   it('covers exactly the area of a rectangle, with anti-aliased edges', () => {

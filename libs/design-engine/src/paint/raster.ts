@@ -2,25 +2,67 @@ import type { Rgb } from '../layout/index.js';
 import { paintMask, type Canvas, type Mask } from './canvas.js';
 
 /**
- * Scratch cell buffers, reused across masks: allocating megabytes per mask keeps the collector busy.
- * A render needs three or four at once (1–3 MB each for a youtube title), so the pool keeps that much
- * and no more: eight buffers were up to 14 MB held for nothing.
+ * Idle scratch cell buffers, for the next rasteriser. A render's cells are fresh megabytes (1–3 MB
+ * for a youtube title, three or four live at once), and dead array buffers are what starts V8's full
+ * collections: in a rendering replica each one marks its whole heap. So the pool keeps the largest
+ * buffers it has seen, which serve any request up to their size, and hands out the smallest that
+ * fits; a buffer given back replaces smaller idle ones rather than being dropped. New buffers are
+ * rounded up to 256 KiB, so titles of nearly the same size share them.
  */
-const pool: Float32Array[] = [];
-const POOL_BUFFERS = 8;
-const POOL_BYTES = 8 * 1024 * 1024;
+export class CellPool {
+  private readonly idle: Float32Array[] = [];
+  private held = 0;
 
-function takeCells(length: number): Float32Array {
-  const index = pool.findIndex((cells) => cells.length >= length);
-  if (index >= 0) return pool.splice(index, 1)[0]!.subarray(0, length);
-  return new Float32Array(length);
+  constructor(
+    private readonly maxBuffers: number,
+    private readonly maxBytes: number,
+  ) {}
+
+  /** `length` zeroed cells. */
+  take(length: number): Float32Array {
+    let best = -1;
+    for (let i = 0; i < this.idle.length; i++) {
+      const cells = this.idle[i]!;
+      if (cells.length >= length && (best < 0 || cells.length < this.idle[best]!.length)) best = i;
+    }
+    if (best < 0)
+      return new Float32Array(Math.ceil(length / CELL_ROUNDING) * CELL_ROUNDING).subarray(0, length);
+    const [cells] = this.idle.splice(best, 1);
+    this.held -= cells!.byteLength;
+    return cells!.subarray(0, length);
+  }
+
+  /** Takes back cells the rasteriser has cleared; the caller keeps no reference to them. */
+  give(cells: Float32Array): void {
+    const whole = new Float32Array(cells.buffer);
+    // Smallest first: those are the ones to give up for a larger buffer.
+    this.idle.sort((a, b) => a.length - b.length);
+    while (
+      this.idle.length > 0 &&
+      (this.idle.length >= this.maxBuffers || this.held + whole.byteLength > this.maxBytes) &&
+      this.idle[0]!.length < whole.length
+    ) {
+      this.held -= this.idle.shift()!.byteLength;
+    }
+    if (this.idle.length < this.maxBuffers && this.held + whole.byteLength <= this.maxBytes) {
+      this.idle.push(whole);
+      this.held += whole.byteLength;
+    }
+  }
+
+  /** Idle bytes held. */
+  get bytes(): number {
+    return this.held;
+  }
 }
 
-function releaseCells(cells: Float32Array): void {
-  if (pool.length >= POOL_BUFFERS) return;
-  const pooledBytes = pool.reduce((sum, idle) => sum + idle.byteLength, 0);
-  if (pooledBytes + cells.buffer.byteLength <= POOL_BYTES) pool.push(new Float32Array(cells.buffer));
-}
+const CELL_ROUNDING = 64 * 1024;
+
+/**
+ * A title's masks are drawn in one synchronous stretch, so one render's set is all a process needs
+ * however many renders run at once: four buffers, of up to three youtube sd title regions' size.
+ */
+const cellPool = new CellPool(4, 12 * 1024 * 1024);
 
 /**
  * An anti-aliased scanline rasteriser for glyph outlines and shapes (the signed-area accumulation
@@ -41,7 +83,7 @@ export class Coverage {
     readonly height: number,
   ) {
     this.stride = width + 2;
-    this.cells = takeCells(this.stride * height);
+    this.cells = cellPool.take(this.stride * height);
     this.rowStart = new Int32Array(height).fill(this.stride);
     this.rowEnd = new Int32Array(height);
   }
@@ -81,13 +123,13 @@ export class Coverage {
         spans[y * 2 + 1] = last + 1;
       }
     }
-    releaseCells(cells);
+    cellPool.give(cells);
     return { alpha, width, height, left, top, spans };
   }
 
   /** Hands the (cleared) scratch cells back for the next rasteriser. */
   release(): void {
-    releaseCells(this.cells);
+    cellPool.give(this.cells);
   }
 
   /** Blends `colour` through the coverage into the canvas, its top-left corner at `left`, `top`. */
