@@ -4,6 +4,8 @@ import { jobSpec, logoImage, photoImage, solidImage } from '../testing/index.js'
 import { changedBounds, decode, meanDifference, pixelAt, renderedContrast } from '../test/pixels.js';
 import { durationBadgeZone, intersects, saturation, type Rgb } from './layout/index.js';
 import { Renderer } from './engine.js';
+import { DEFAULT_PIXEL_CACHE_BYTES, limitPixelCaches, pixelCaches } from './paint/caches.js';
+import { canvasBuffers } from './paint/canvas.js';
 
 const renderer = new Renderer();
 let photo: Buffer;
@@ -242,6 +244,36 @@ describe('Renderer: determinism and variety', () => {
     for (let i = 0; i < canvases.length; i++) {
       for (let j = i + 1; j < canvases.length; j++)
         expect(meanDifference(canvases[i]!, canvases[j]!)).toBeGreaterThan(8);
+    }
+  });
+});
+
+describe('Renderer: recycled pixel buffers', () => {
+  it('draws the same bytes when every background is evicted as the next is drawn, renders at once', async () => {
+    const jobs = CATEGORIES.filter((c) => c !== 'auto')
+      .slice(0, 6)
+      .map((category, i) => jobSpec({ title: `Recycled pixels, take ${i}`, category, outputFormat: 'png' }));
+    const expected = [];
+    for (const job of jobs) expected.push((await renderer.render(job, {})).image);
+    // Buffers full of junk are the first reused: a byte a render forgets to write shows.
+    const { width, height } = await renderer.render(jobs[0]!, {});
+    const bytes = width * height * 3;
+    for (let i = 0; i < 3; i++) canvasBuffers.take(bytes);
+    for (let i = 0; i < 2; i++) canvasBuffers.give(Buffer.alloc(bytes, 0xab));
+    expect(canvasBuffers.bytes).toBe(2 * bytes);
+    // Less than one youtube background: each drawn evicts the last, whose buffer the next draw reuses.
+    limitPixelCaches(2 * 1024 * 1024);
+    try {
+      for (let round = 0; round < 3; round++) {
+        const images = await Promise.all(jobs.map(async (job) => (await renderer.render(job, {})).image));
+        images.forEach((image, i) =>
+          expect(image.equals(expected[i]!), `job ${i}, round ${round}`).toBe(true),
+        );
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      expect(pixelCaches.backgrounds.size).toBe(1);
+    } finally {
+      limitPixelCaches(DEFAULT_PIXEL_CACHE_BYTES);
     }
   });
 });

@@ -81,7 +81,8 @@ async function drawBackground(
       : Promise.resolve(null),
   ]);
   checkpoint(signal);
-  const out = Buffer.alloc(W * H * 3);
+  // Every byte is written below, so a buffer a render or an evicted background gave back will do.
+  const out = canvasBuffers.take(W * H * 3);
   const calm = calmness(scene);
   const smoothRow = new Float32Array(small.width * 3);
   const shapeRow = new Float32Array(half.width * 4);

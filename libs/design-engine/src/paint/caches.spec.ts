@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { DEFAULT_PIXEL_CACHE_BYTES, limitPixelCaches, pixelCacheBytes, pixelCaches } from './caches.js';
+import { canvasBuffers } from './canvas.js';
 
 const MB = 1024 * 1024;
 
@@ -22,9 +23,9 @@ describe('pixel caches', () => {
     limitPixelCaches(total);
     for (const [name, bytes] of Object.entries(shares)) {
       const cache = pixelCaches[name as keyof typeof pixelCaches];
-      cache.set('probe', Promise.resolve(null as never), bytes);
+      cache.set('probe', Promise.resolve(Buffer.alloc(0) as never), bytes);
       expect(cache.get('probe'), `${name} holds its share`).toBeDefined();
-      cache.set('more', Promise.resolve(null as never), 1);
+      cache.set('more', Promise.resolve(Buffer.alloc(0) as never), 1);
       expect(cache.get('probe'), `${name} holds no more than its share`).toBeUndefined();
     }
   });
@@ -40,5 +41,19 @@ describe('pixel caches', () => {
     expect(pixelCaches.backgrounds.get('b')).toBeDefined();
     expect(pixelCaches.photos.get('p')).toBeUndefined();
     expect(pixelCacheBytes()).toBe(20 * MB);
+  });
+
+  it("gives an evicted background's pixels to the canvas buffers, a macrotask after they resolve", async () => {
+    limitPixelCaches(10 * MB);
+    const pixels = Buffer.allocUnsafeSlow(1_000);
+    const held = canvasBuffers.bytes;
+    pixelCaches.backgrounds.set('a', Promise.resolve(pixels), 4 * MB);
+    pixelCaches.backgrounds.set('b', Promise.resolve(Buffer.allocUnsafeSlow(0)), 4 * MB);
+    // Renders that took the entry before it went copy from it in these microtasks.
+    for (let i = 0; i < 5; i++) await Promise.resolve();
+    expect(canvasBuffers.bytes).toBe(held);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(canvasBuffers.bytes).toBe(held + 1_000);
+    expect(canvasBuffers.take(1_000)).toBe(pixels);
   });
 });

@@ -1,4 +1,4 @@
-import type { Sprite } from './canvas.js';
+import { canvasBuffers, type Sprite } from './canvas.js';
 import { LruCache } from './lru.js';
 
 /**
@@ -8,11 +8,24 @@ import { LruCache } from './lru.js';
  * render has a background, fewer have a photo, a logo or emoji.
  */
 export const pixelCaches = {
-  backgrounds: new LruCache<Promise<Buffer>>(0),
+  backgrounds: new LruCache<Promise<Buffer>>(0, retireBackground),
   photos: new LruCache<Promise<Sprite>>(0),
   logos: new LruCache<Promise<Sprite[]>>(0),
   emoji: new LruCache<Promise<Uint8Array>>(0),
 };
+
+/**
+ * An evicted background's pixels become the next canvas or background drawn at its size, rather than
+ * garbage: dead array buffers are what starts V8's full collections. Not at once: a render that took
+ * the entry before it was evicted copies from it in the microtasks after it resolves, so the buffer
+ * is given back a macrotask later, once every such copy is done.
+ */
+function retireBackground(pixels: Promise<Buffer>): void {
+  pixels.then(
+    (buffer) => setImmediate(() => canvasBuffers.give(buffer)),
+    () => undefined,
+  );
+}
 
 const SHARES: Record<keyof typeof pixelCaches, number> = {
   backgrounds: 0.5,

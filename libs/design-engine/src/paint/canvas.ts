@@ -31,8 +31,8 @@ export interface Sprite {
 }
 
 /**
- * Canvas buffers given back by renders that have encoded them, for the next render of the same size.
- * A fresh buffer this large is mapped anew by malloc (blocks over `MALLOC_MMAP_THRESHOLD_`), so copying
+ * Canvas buffers given back by renders that have encoded them, and evicted backgrounds, for the next
+ * canvas or background drawn at the same size. A fresh buffer this large is mapped anew by malloc (blocks over `MALLOC_MMAP_THRESHOLD_`), so copying
  * a background into it faults in every page: 2.7 MB, about 700 faults, per youtube sd render. Whoever
  * gives a buffer back must hold no other reference to it.
  */

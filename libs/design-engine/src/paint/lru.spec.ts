@@ -43,4 +43,16 @@ describe('LruCache', () => {
     expect(['a', 'b', 'c', 'd'].filter((key) => cache.get(key) !== undefined)).toEqual(kept);
     expect(cache.cost).toBe(cost);
   });
+
+  it('hands onEvict each value the budget pushes out, and none deleted or replaced', () => {
+    const evicted: string[] = [];
+    const cache = new LruCache<string>(8, (value) => evicted.push(value));
+    cache.set('a', 'A', 4);
+    cache.set('b', 'B', 4);
+    cache.set('c', 'C', 4);
+    cache.set('c', 'C2', 4);
+    cache.delete('b');
+    cache.resize(0);
+    expect(evicted).toEqual(['A', 'C2']);
+  });
 });

@@ -6,7 +6,11 @@ export class LruCache<V> {
   private readonly entries = new Map<string, { value: V; cost: number }>();
   private total = 0;
 
-  constructor(private budget: number) {}
+  /** `onEvict` gets each value the budget pushes out (not those deleted or replaced). */
+  constructor(
+    private budget: number,
+    private readonly onEvict?: (value: V) => void,
+  ) {}
 
   get(key: string): V | undefined {
     const entry = this.entries.get(key);
@@ -44,6 +48,7 @@ export class LruCache<V> {
       if (this.total <= this.budget || oldest === keep) break;
       this.entries.delete(oldest);
       this.total -= entry.cost;
+      this.onEvict?.(entry.value);
     }
   }
 
