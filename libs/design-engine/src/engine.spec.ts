@@ -253,7 +253,7 @@ describe('Renderer: recycled pixel buffers', () => {
     const jobs = CATEGORIES.filter((c) => c !== 'auto')
       .slice(0, 6)
       .map((category, i) => jobSpec({ title: `Recycled pixels, take ${i}`, category, outputFormat: 'png' }));
-    const expected = [];
+    const expected: Buffer[] = [];
     for (const job of jobs) expected.push((await renderer.render(job, {})).image);
     // Buffers full of junk are the first reused: a byte a render forgets to write shows.
     const { width, height } = await renderer.render(jobs[0]!, {});
