@@ -26,7 +26,6 @@ function report(
       minRequests: 100,
       warmup: 20,
       rounds: 5,
-      bareRenders: 40,
       rssAt: [1_000, 10_000],
       startupEvents: 1_000_000,
       startupAccounts: 5_000,

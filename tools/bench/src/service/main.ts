@@ -4,7 +4,7 @@ import { runServiceBench } from './bench.js';
 import { formatServiceReport } from './report.js';
 
 const USAGE = `usage: npm run bench:service -- [--connections 1,4,16] [--requests-per-connection N]
-                                  [--min-requests N] [--warmup N] [--rounds N] [--bare N] [--rss-at 1000,10000]
+                                  [--min-requests N] [--warmup N] [--rounds N] [--rss-at 1000,10000]
                                   [--startup-events 1000000] [--startup-accounts 5000]`;
 
 function fail(message: string): never {
@@ -33,7 +33,6 @@ const { values } = parseArgs({
     'min-requests': { type: 'string' },
     warmup: { type: 'string' },
     rounds: { type: 'string' },
-    bare: { type: 'string' },
     'rss-at': { type: 'string' },
     'startup-events': { type: 'string' },
     'startup-accounts': { type: 'string' },
@@ -51,7 +50,6 @@ const report = await runServiceBench({
   minRequests: count(values['min-requests'], 'min-requests', 100),
   warmup: count(values.warmup, 'warmup', 20),
   rounds: Math.max(1, count(values.rounds, 'rounds', 5)),
-  bareRenders: count(values.bare, 'bare', 60),
   rssAt: counts(values['rss-at'], 'rss-at', [1_000, 10_000]),
   startupEvents: count(values['startup-events'], 'startup-events', 1_000_000),
   startupAccounts: Math.max(1, count(values['startup-accounts'], 'startup-accounts', 5_000)),

@@ -105,8 +105,8 @@ export function formatServiceReport(report: ServiceBenchReport): string {
     `requests: youtube sd webp with a title (8 titles in turn); ${o.warmup} warm-up requests per server, ` +
       `then ${o.requestsPerConnection} requests per connection (at least ${o.minRequests}) at ` +
       `${o.connections.join(', ')} connection(s) with autocannon, in ${o.rounds} rounds in which the servers ` +
-      `take turns (p50/p99: medians over the rounds); bare engine: ${o.bareRenders} renders in a process of its own, ` +
-      `between the servers' turns at ${o.connections[0]} connection(s)`,
+      `take turns (p50/p99: medians over the rounds); bare engine: in a process of its own, the requests of ` +
+      `a turn at ${o.connections[0]} connection(s), one at a time, between the servers' turns`,
     '',
     `bare engine (Renderer.render, a process of its own): p50 ${ms(report.bare.engine.p50)} ms, p99 ${ms(report.bare.engine.p99)} ms`,
     `sharp's default webp (q80, effort 4) of the same pixels: p50 ${ms(report.bare.defaultWebp.p50)} ms`,
