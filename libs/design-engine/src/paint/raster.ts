@@ -56,11 +56,12 @@ export class CellPool {
   }
 }
 
+/** Cells a new buffer's length is a multiple of: 256 KiB. */
 const CELL_ROUNDING = 64 * 1024;
 
 /**
  * A title's masks are drawn in one synchronous stretch, so one render's set is all a process needs
- * however many renders run at once: four buffers, of up to three youtube sd title regions' size.
+ * however many renders run at once: a youtube sd title holds three or four buffers of 1.1 to 2.6 MB.
  */
 const cellPool = new CellPool(4, 12 * 1024 * 1024);
 
