@@ -1,4 +1,4 @@
-import { CATEGORIES, type Category } from '@thumbforge/contracts';
+import { CATEGORIES, dimensionsOf, type Category } from '@thumbforge/contracts';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { jobSpec, logoImage, photoImage, solidImage } from '../testing/index.js';
 import { changedBounds, decode, meanDifference, pixelAt, renderedContrast } from '../test/pixels.js';
@@ -256,7 +256,7 @@ describe('Renderer: recycled pixel buffers', () => {
     const expected: Buffer[] = [];
     for (const job of jobs) expected.push((await renderer.render(job, {})).image);
     // Buffers full of junk are the first reused: a byte a render forgets to write shows.
-    const { width, height } = await renderer.render(jobs[0]!, {});
+    const { width, height } = dimensionsOf(jobs[0]!.format, jobs[0]!.model);
     const bytes = width * height * 3;
     for (let i = 0; i < 3; i++) canvasBuffers.take(bytes);
     for (let i = 0; i < 2; i++) canvasBuffers.give(Buffer.alloc(bytes, 0xab));

@@ -5,10 +5,11 @@ import { CellPool, Coverage, FlatPath, paintLayers } from './raster.js';
 const total = (alpha: Uint8Array) => alpha.reduce((s, a) => s + a, 0) / 255;
 
 describe('CellPool', () => {
-  const KIB = 1024 / 4;
+  /** Cells in a KiB. */
+  const KIB_CELLS = 1024 / 4;
   /** Takes buffers of these many 256 KiB and gives them all back. */
   const filled = (pool: CellPool, sizes: number[]) => {
-    const taken = sizes.map((size) => pool.take(size * 256 * KIB));
+    const taken = sizes.map((size) => pool.take(size * 256 * KIB_CELLS));
     for (const cells of taken) pool.give(cells);
     return taken.map((cells) => cells.buffer);
   };
@@ -22,8 +23,8 @@ describe('CellPool', () => {
   it('hands out the smallest idle buffer that fits', () => {
     const pool = new CellPool(4, 16 * 1024 * 1024);
     const [, middle, large] = filled(pool, [1, 2, 3]);
-    expect(pool.take(300 * KIB).buffer).toBe(middle);
-    expect(pool.take(300 * KIB).buffer).toBe(large);
+    expect(pool.take(300 * KIB_CELLS).buffer).toBe(middle);
+    expect(pool.take(300 * KIB_CELLS).buffer).toBe(large);
     expect(pool.bytes).toBe(256 * 1024);
   });
 
@@ -38,7 +39,7 @@ describe('CellPool', () => {
     const buffers = filled(pool, [...sizes]);
     expect(pool.bytes).toBe(kept.reduce((sum, size) => sum + size * 256 * 1024, 0));
     // Taking the largest first empties the pool in order, so every kept buffer is seen.
-    const out = [...kept].reverse().map((size) => pool.take(size * 256 * KIB).buffer);
+    const out = [...kept].reverse().map((size) => pool.take(size * 256 * KIB_CELLS).buffer);
     expect(out.every((buffer) => buffers.includes(buffer))).toBe(true);
     expect(pool.bytes).toBe(0);
   });

@@ -11,7 +11,6 @@ import { paintMask, type Canvas, type Mask } from './canvas.js';
  */
 export class CellPool {
   private readonly idle: Float32Array[] = [];
-  private held = 0;
 
   constructor(
     private readonly maxBuffers: number,
@@ -27,32 +26,22 @@ export class CellPool {
     }
     if (best < 0)
       return new Float32Array(Math.ceil(length / CELL_ROUNDING) * CELL_ROUNDING).subarray(0, length);
-    const [cells] = this.idle.splice(best, 1);
-    this.held -= cells!.byteLength;
-    return cells!.subarray(0, length);
+    return this.idle.splice(best, 1)[0]!.subarray(0, length);
   }
 
   /** Takes back cells the rasteriser has cleared; the caller keeps no reference to them. */
   give(cells: Float32Array): void {
     const whole = new Float32Array(cells.buffer);
+    const fits = () => this.idle.length < this.maxBuffers && this.bytes + whole.byteLength <= this.maxBytes;
     // Smallest first: those are the ones to give up for a larger buffer.
     this.idle.sort((a, b) => a.length - b.length);
-    while (
-      this.idle.length > 0 &&
-      (this.idle.length >= this.maxBuffers || this.held + whole.byteLength > this.maxBytes) &&
-      this.idle[0]!.length < whole.length
-    ) {
-      this.held -= this.idle.shift()!.byteLength;
-    }
-    if (this.idle.length < this.maxBuffers && this.held + whole.byteLength <= this.maxBytes) {
-      this.idle.push(whole);
-      this.held += whole.byteLength;
-    }
+    while (!fits() && this.idle.length > 0 && this.idle[0]!.length < whole.length) this.idle.shift();
+    if (fits()) this.idle.push(whole);
   }
 
   /** Idle bytes held. */
   get bytes(): number {
-    return this.held;
+    return this.idle.reduce((sum, cells) => sum + cells.byteLength, 0);
   }
 }
 
