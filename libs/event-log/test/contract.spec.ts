@@ -7,6 +7,11 @@ describeEventLogContract(
   () => makeFileLog({ fsync: 'never', segmentBytes: 512 }),
   { concurrency: true },
 );
+describeEventLogContract(
+  'FileEventLog, every read checked in a worker thread',
+  () => makeFileLog({ scanInWorkerFrom: 0, segmentBytes: 512 }),
+  { concurrency: true },
+);
 
 // The in-memory double that services' unit tests use keeps the port's promises too.
 describeEventLogContract('MemoryEventLog (test double)', async () => ({

@@ -448,10 +448,18 @@ describe('FileEventLog', () => {
       const bytes = await readFile(first);
       bytes[20] ^= 0xff;
       await writeFile(first, bytes);
-      const trusting = await openLog(dir, { segmentBytes: 512 });
-      await expect(collect(trusting.read('t'))).rejects.toThrow(CorruptLogError);
-      expect(await collect(trusting.read('t', { fromOffset: 5 }))).toEqual(stored.slice(5));
-      await trusting.close();
+      // On the caller's thread and in the worker thread alike, with the same message.
+      const failures = [];
+      for (const scanInWorkerFrom of [Number.MAX_SAFE_INTEGER, 0]) {
+        const trusting = await openLog(dir, { segmentBytes: 512, scanInWorkerFrom });
+        failures.push(await collect(trusting.read('t')).catch((error: unknown) => error));
+        expect(await collect(trusting.read('t', { fromOffset: 5 }))).toEqual(stored.slice(5));
+        await trusting.close();
+      }
+      expect(failures[0]).toBeInstanceOf(CorruptLogError);
+      expect(failures[1]).toBeInstanceOf(CorruptLogError);
+      expect((failures[0] as Error).message).toMatch(/: checksum mismatch at offset \d+$/);
+      expect((failures[1] as Error).message).toBe((failures[0] as Error).message);
     });
   });
 });

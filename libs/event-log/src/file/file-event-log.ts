@@ -15,14 +15,8 @@ import {
   type SubscriptionOptions,
 } from '../port.js';
 import { FileSubscription, type SubscriptionHost } from './file-subscription.js';
-import {
-  cleanEnvelope,
-  checkFrame,
-  encodeRecord,
-  parseRecord,
-  peekRecordType,
-  toStoredEvent,
-} from './frame.js';
+import { cleanEnvelope, encodeRecord, parseRecord, toStoredEvent } from './frame.js';
+import { RangeScanner, scanRange, type ScannedRange } from './frame-scan.js';
 import { acquireLock, syncDir } from './fs-util.js';
 import {
   DEFAULT_COMMIT_INTERVAL_MS,
@@ -57,6 +51,11 @@ export interface FileEventLogOptions {
    * what this interval handled.
    */
   commitIntervalMs?: number;
+  /**
+   * `readBatches` over at least this many records reads and checks them in a worker thread while
+   * the caller parses and folds (default 50,000; a shorter read is not worth starting a thread).
+   */
+  scanInWorkerFrom?: number;
 }
 
 export interface FileEventLogStats {
@@ -125,6 +124,21 @@ const MAX_SEGMENT_BYTES = 0xffffffff;
 const MAX_WRITE_BYTES = 8 * 1024 * 1024;
 const READ_BATCH_RECORDS = 2048;
 const READ_BATCH_BYTES = 1024 * 1024;
+/** Reads at least this long read and check their records in a worker thread (`RangeScanner`). */
+const DEFAULT_SCAN_IN_WORKER_FROM = 50_000;
+/** With the worker: one batch being decoded, one being read and checked, one waiting. */
+const SCANNED_BATCHES_AHEAD = 3;
+
+/** A batch `readBatch` reads: records `[first, last)` of `segment`, bytes `[start, stop)` of its file. */
+interface BatchPlan {
+  tail: RecentBytes;
+  segment: Segment;
+  first: number;
+  last: number;
+  start: number;
+  stop: number;
+}
+
 /**
  * At least this much of a topic's newest bytes stays readable from memory (twice it is allocated):
  * a few hundred events, more than a live subscriber lags; one further behind reads from disk.
@@ -224,6 +238,7 @@ export class FileEventLog implements EventLog {
   private readonly segmentBytes: number;
   private readonly retryDelayMs: (attempt: number) => number;
   private readonly commitIntervalMs: number;
+  private readonly scanInWorkerFrom: number;
   private readonly onError: (error: unknown, context: string) => void;
   private readonly topics = new Map<string, TopicState>();
   private readonly subscriptions = new Set<FileSubscription>();
@@ -256,10 +271,17 @@ export class FileEventLog implements EventLog {
     if (!Number.isFinite(this.commitIntervalMs) || this.commitIntervalMs < 0) {
       throw new RangeError('commitIntervalMs must be a non-negative number');
     }
+    this.scanInWorkerFrom = options.scanInWorkerFrom ?? DEFAULT_SCAN_IN_WORKER_FROM;
+    if (!isOffset(this.scanInWorkerFrom)) {
+      throw new RangeError('scanInWorkerFrom must be a non-negative integer');
+    }
     this.onError = options.onError ?? defaultOnError;
     this.host = {
       end: (topic) => this.topics.get(topic)?.next ?? 0,
-      readBatch: async (topic, from, end) => (await this.readBatch(topic, from, end, undefined)).events,
+      readBatch: async (topic, from, end) => {
+        const plan = this.planBatch(topic, from, end);
+        return plan ? this.readBatch(topic, plan, undefined) : [];
+      },
       deadLetter: async (event) => {
         await this.append(DEAD_LETTER_TOPIC, [event]);
       },
@@ -539,19 +561,10 @@ export class FileEventLog implements EventLog {
     return segment.handle;
   }
 
-  /**
-   * Reads from `from` up to a bounded batch (one segment, at most `end`) in a single disk read: the
-   * events of `types` (all without it) and the offset after the last record read. Every record's
-   * frame is checked, skipped or not.
-   */
-  private async readBatch(
-    topic: string,
-    from: number,
-    end: number,
-    types: ReadonlySet<string> | undefined,
-  ): Promise<{ events: StoredEvent[]; next: number }> {
+  /** The records of the bounded batch from `from`: one segment, at most `end`, one disk read. */
+  private planBatch(topic: string, from: number, end: number): BatchPlan | undefined {
     const state = this.topics.get(topic);
-    if (!state || from >= end) return { events: [], next: end };
+    if (!state || from >= end) return undefined;
     const segments = state.segments;
     let low = 0;
     let high = segments.length - 1;
@@ -568,27 +581,46 @@ export class FileEventLog implements EventLog {
     let last = first + 1;
     while (last < limit && records.at(last) - start < READ_BATCH_BYTES) last++;
     const stop = last < records.length ? records.at(last) : segment.size;
-    let buf = recall(state.tail, segment, start, stop);
-    if (!buf) {
-      buf = Buffer.allocUnsafe(stop - start);
-      await readFully(await this.readHandle(segment), buf, start);
+    return { tail: state.tail, segment, first, last, start, stop };
+  }
+
+  /**
+   * Reads a planned batch: the events of `types` (all without it). Every record's frame is checked,
+   * skipped or not; with a `scanner`, the disk read and the checks are done on its thread.
+   */
+  private async readBatch(
+    topic: string,
+    plan: BatchPlan,
+    types: ReadonlySet<string> | undefined,
+    scanner?: { worker: RangeScanner; types?: string[] },
+  ): Promise<StoredEvent[]> {
+    const { segment, first, last, start, stop } = plan;
+    const positions = segment.records.relative(first, last, start);
+    let range: ScannedRange;
+    const recent = recall(plan.tail, segment, start, stop);
+    if (recent || !scanner) {
+      let buf = recent;
+      if (!buf) {
+        buf = Buffer.allocUnsafe(stop - start);
+        await readFully(await this.readHandle(segment), buf, start);
+      }
+      range = { buf, ...scanRange(buf, positions, types) };
+    } else {
+      range = await scanner.worker.scan({ path: segment.path, start, stop, positions, types: scanner.types });
+    }
+    const { buf, kept, corrupt } = range;
+    if (corrupt) {
+      throw new CorruptLogError(
+        `${segment.path}: ${corrupt.reason} at offset ${segment.base + first + corrupt.index}`,
+      );
     }
     const events: StoredEvent[] = [];
-    for (let i = first; i < last; i++) {
-      const at = records.at(i) - start;
-      const check = checkFrame(buf, at, buf.length - at);
-      if (!check.ok) {
-        throw new CorruptLogError(`${segment.path}: ${check.reason} at offset ${segment.base + i}`);
-      }
-      if (types) {
-        const type = peekRecordType(buf, at, check.length);
-        if (type !== undefined && !types.has(type)) continue;
-      }
-      const body = parseRecord(buf, at, check.length);
+    for (let k = 0; k < kept.length; k += 3) {
+      const body = parseRecord(buf, kept[k + 1], kept[k + 2]);
       if (types && !types.has(body.type)) continue;
-      events.push(toStoredEvent(body, topic, segment.base + i));
+      events.push(toStoredEvent(body, topic, segment.base + first + kept[k]));
     }
-    return { events, next: segment.base + last };
+    return events;
   }
 
   async *read(topic: string, options: ReadOptions = {}): AsyncIterable<StoredEvent> {
@@ -603,18 +635,31 @@ export class FileEventLog implements EventLog {
     if (!isOffset(from)) throw new RangeError(`fromOffset must be a non-negative integer, not ${from}`);
     const types = typeFilter(options);
     const end = this.host.end(topic);
-    // One batch ahead: the disk read of the next overlaps the caller's work on this one.
-    let ahead = from < end ? this.readBatch(topic, from, end, types) : undefined;
+    const scanner =
+      end > from && end - from >= this.scanInWorkerFrom
+        ? { worker: new RangeScanner(), types: types && [...types] }
+        : undefined;
+    // Batches ahead: the disk reads (and with the scanner, the checks) of the next ones overlap the
+    // caller's work on this one.
+    const ahead: Promise<StoredEvent[]>[] = [];
+    const depth = scanner ? SCANNED_BATCHES_AHEAD : 1;
     try {
-      while (ahead) {
-        const { events, next } = await ahead;
-        from = next;
-        ahead = from < end ? this.readBatch(topic, from, end, types) : undefined;
+      for (;;) {
+        while (ahead.length < depth) {
+          const plan = this.planBatch(topic, from, end);
+          if (!plan) break;
+          ahead.push(this.readBatch(topic, plan, types, scanner));
+          from = plan.segment.base + plan.last;
+        }
+        const next = ahead.shift();
+        if (!next) break;
+        const events = await next;
         if (events.length > 0) yield events;
       }
     } finally {
-      // A caller that stops early leaves a read in flight; its outcome no longer matters.
-      ahead?.catch(() => undefined);
+      // A caller that stops early leaves reads in flight; their outcomes no longer matter.
+      for (const read of ahead) read.catch(() => undefined);
+      await scanner?.worker.close();
     }
   }
 

@@ -27,6 +27,13 @@ export class RecordIndex {
     this.data[this.count++] = position;
   }
 
+  /** Positions of records `[first, last)` less `origin`: where each starts in a buffer read from there. */
+  relative(first: number, last: number, origin: number): Uint32Array {
+    const positions = this.data.slice(first, last);
+    for (let i = 0; i < positions.length; i++) positions[i] -= origin;
+    return positions;
+  }
+
   truncate(length: number): void {
     this.count = Math.min(this.count, length);
   }
