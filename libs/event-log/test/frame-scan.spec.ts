@@ -2,16 +2,18 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { RangeScanner, scanRange } from '../src/file/frame-scan.js';
-import { encodeRecord } from '../src/file/frame.js';
+import { encodeRecord, parseRecord, toStoredEvent } from '../src/file/frame.js';
+import type { EventEnvelope } from '@thumbforge/contracts';
 import { testEvent } from '../src/testing/index.js';
 import { tempDir } from './support.js';
 
 /** Records as a segment holds them, one after another, and where each starts. */
-function segmentOf(types: string[]): { buf: Buffer; positions: Uint32Array } {
-  const frames = types.map((type, i) => encodeRecord({ ...testEvent(i), type }, i, types.length));
+function segmentOf(types: string[]): { buf: Buffer; positions: Uint32Array; events: EventEnvelope[] } {
+  const events = types.map((type, i) => ({ ...testEvent(i), type }));
+  const frames = events.map((event, i) => encodeRecord(event, i, types.length));
   const positions = new Uint32Array(frames.length);
   for (let i = 1; i < frames.length; i++) positions[i] = positions[i - 1] + frames[i - 1].length;
-  return { buf: Buffer.concat(frames), positions };
+  return { buf: Buffer.concat(frames), positions, events };
 }
 
 /** The indexes `kept` lists, and whether each entry's position and length are its record's. */
@@ -52,6 +54,27 @@ describe('scanRange', () => {
     expect(keptIndexes(scan.kept, buf, positions)).toEqual([0, 2].filter((i) => i < index));
   });
 
+  it('blanks the batch markers out of kept records in a buffer of its own, and only there', () => {
+    const { buf, positions, events } = segmentOf(['a.kept', 'b.skipped', 'a.kept']);
+    const shared = Buffer.from(buf);
+    scanRange(shared, positions, new Set(['a.kept']));
+    expect(shared.equals(buf)).toBe(true);
+
+    const owned = Buffer.from(buf);
+    const { kept } = scanRange(owned, positions, new Set(['a.kept']), true);
+    const parsed = [0, 3].map((k) => parseRecord(owned, kept[k + 1], kept[k + 2]));
+    expect(parsed).toStrictEqual([events[0], events[2]]);
+    // The skipped record keeps its marker, and with it its checksum.
+    expect(parseRecord(owned, positions[1], owned.readUInt32BE(positions[1]))).toHaveProperty(
+      '$batch',
+      [1, 3],
+    );
+    expect(scanRange(owned, [positions[1]], undefined).corrupt).toBeUndefined();
+    // Finished in place: the parsed record is the stored event.
+    expect(toStoredEvent(parsed[0], 't', 7)).toBe(parsed[0]);
+    expect(parsed[0]).toStrictEqual({ ...events[0], topic: 't', partition: 0, offset: 7 });
+  });
+
   it('reports a record cut short by the end of the range', () => {
     const { buf, positions } = segmentOf(types);
     const cut = buf.subarray(0, buf.length - 3);
@@ -67,7 +90,7 @@ describe('RangeScanner', () => {
   });
 
   it('reads a range of a file on its thread and finds what scanRange finds there', async () => {
-    const { buf, positions } = segmentOf(['a.kept', 'b.skipped', 'a.kept', 'b.skipped']);
+    const { buf, positions, events } = segmentOf(['a.kept', 'b.skipped', 'a.kept', 'b.skipped']);
     const path = join(await tempDir(), 'segment');
     // Bytes before and after the range: only [start, stop) is read.
     await writeFile(path, Buffer.concat([Buffer.from('junk'), buf, Buffer.from('more')]));
@@ -77,9 +100,13 @@ describe('RangeScanner', () => {
         scanner!.scan({ path, start: 4, stop: 4 + buf.length, positions: positions.slice(), types }),
       ),
     );
-    expect(ranges.map((range) => range.buf.equals(buf))).toEqual([true, true]);
     expect(keptIndexes(ranges[0].kept, buf, positions)).toEqual([0, 1, 2, 3]);
     expect(keptIndexes(ranges[1].kept, buf, positions)).toEqual([0, 2]);
+    // The range's own bytes, kept records without their batch markers (a buffer of its own).
+    const parsedOf = ({ buf: bytes, kept }: { buf: Buffer; kept: Uint32Array }) =>
+      [...Array(kept.length / 3).keys()].map((k) => parseRecord(bytes, kept[3 * k + 1], kept[3 * k + 2]));
+    expect(parsedOf(ranges[0])).toStrictEqual(events);
+    expect(parsedOf(ranges[1])).toStrictEqual([events[0], events[2]]);
     expect(ranges.map((range) => range.corrupt)).toEqual([undefined, undefined]);
   });
 

@@ -604,7 +604,8 @@ export class FileEventLog implements EventLog {
         buf = Buffer.allocUnsafe(stop - start);
         await readFully(await this.readHandle(segment), buf, start);
       }
-      range = { buf, ...scanRange(buf, positions, types) };
+      // The recent bytes are shared by every reader; a buffer read from disk is this read's own.
+      range = { buf, ...scanRange(buf, positions, types, !recent) };
     } else {
       range = await scanner.worker.scan({ path: segment.path, start, stop, positions, types: scanner.types });
     }

@@ -38,6 +38,8 @@ const BACKSLASH = 0x5c;
 const COMMA = 0x2c;
 const DIGIT_0 = 0x30;
 const DIGIT_9 = 0x39;
+const SPACE = 0x20;
+const OPENING_BRACE = 0x7b;
 const BATCH_OPENING = Buffer.from('{"$batch":[');
 const BATCH_ID = Buffer.from('],"id":"');
 const ID_OPENING = Buffer.from('{"id":"');
@@ -87,6 +89,22 @@ export function peekRecordType(buf: Buffer, at: number, length: number): string 
   return typeEnd < 0 ? undefined : buf.toString('utf8', typeStart, typeEnd);
 }
 
+/**
+ * Blanks a record's batch marker out of its JSON (`{"$batch":[3,8],"id":…` becomes spaces, which JSON
+ * allows, then `{"id":…`), so that it parses into the envelope alone and is finished in place rather
+ * than copied (`toStoredEvent`). Only in a buffer of the reader's own: its CRC no longer matches.
+ */
+function dropBatchMarker(buf: Buffer, at: number, length: number): void {
+  const end = at + HEADER_BYTES + length;
+  const open = at + HEADER_BYTES;
+  if (!holds(buf, open, end, BATCH_OPENING)) return;
+  let i = open + BATCH_OPENING.length;
+  while (i < end && ((buf[i] >= DIGIT_0 && buf[i] <= DIGIT_9) || buf[i] === COMMA)) i++;
+  if (!holds(buf, i, end, BATCH_ID)) return;
+  buf.fill(SPACE, open, i + 1);
+  buf[i + 1] = OPENING_BRACE;
+}
+
 /** What checking a range found: the records to parse, and the first corrupt one, if any. */
 export interface RangeScan {
   /** `[index, position, length]` per record to parse: its index in the range, where it is, its JSON's length. */
@@ -98,12 +116,14 @@ export interface RangeScan {
 /**
  * Checks every record of a range (`positions`: where each starts in `buf`) and keeps those that may
  * be of `types` (all without it): a record whose type cannot be seen without parsing is kept for the
- * caller to parse and decide.
+ * caller to parse and decide. In a buffer of the caller's own (`owned`), kept records lose their
+ * batch markers (`dropBatchMarker`) once checked.
  */
 export function scanRange(
   buf: Buffer,
   positions: ArrayLike<number>,
   types: ReadonlySet<string> | undefined,
+  owned = false,
 ): RangeScan {
   const kept = new Uint32Array(positions.length * 3);
   let n = 0;
@@ -115,6 +135,7 @@ export function scanRange(
       const type = peekRecordType(buf, at, check.length);
       if (type !== undefined && !types.has(type)) continue;
     }
+    if (owned) dropBatchMarker(buf, at, check.length);
     kept[n++] = i;
     kept[n++] = at;
     kept[n++] = check.length;
@@ -230,7 +251,7 @@ function serveRanges(port: NonNullable<typeof parentPort>): void {
         if (read === 0) throw new Error(`${path} ended ${buf.length - done} bytes early`);
         done += read;
       }
-      const { kept, corrupt } = scanRange(buf, positions, types ? new Set(types) : undefined);
+      const { kept, corrupt } = scanRange(buf, positions, types ? new Set(types) : undefined, true);
       const reply: Reply = { id, buf: buf.buffer as ArrayBuffer, kept, corrupt };
       port.postMessage(reply, [reply.buf, kept.buffer as ArrayBuffer]);
     } catch (error) {

@@ -47,8 +47,19 @@ export function parseRecord(buf: Buffer, at: number, length: number): RecordBody
   return JSON.parse(buf.toString('utf8', at + HEADER_BYTES, at + HEADER_BYTES + length)) as RecordBody;
 }
 
-/** Field by field rather than by rest and spread: a replay makes one per event, and this is far cheaper. */
+/**
+ * The stored event a parsed record is. A replay makes one per event, so a record without a batch
+ * marker (a single-event append, or one whose marker the reader blanked out: `scanRange`) becomes it
+ * in place; one with the marker is copied field by field, far cheaper than by rest and spread.
+ */
 export function toStoredEvent(body: RecordBody, topic: string, offset: number): StoredEvent {
+  if (body.$batch === undefined) {
+    const event = body as StoredEvent;
+    event.topic = topic;
+    event.partition = 0;
+    event.offset = offset;
+    return event;
+  }
   const event: StoredEvent = {
     id: body.id,
     type: body.type,
