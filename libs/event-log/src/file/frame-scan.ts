@@ -246,12 +246,20 @@ function serveRanges(port: NonNullable<typeof parentPort>): void {
       if (fd === undefined) files.set(path, (fd = openSync(path, 'r')));
       // Its own ArrayBuffer, not a slice of Node's pool: it is handed over whole.
       const buf = Buffer.allocUnsafeSlow(stop - start);
-      for (let done = 0; done < buf.length;) {
+      let done = 0;
+      while (done < buf.length) {
         const read = readSync(fd, buf, done, buf.length - done, start + done);
-        if (read === 0) throw new Error(`${path} ended ${buf.length - done} bytes early`);
+        if (read === 0) break;
         done += read;
       }
-      const { kept, corrupt } = scanRange(buf, positions, types ? new Set(types) : undefined, true);
+      // A file shorter than its index says is a corrupt log, as on the caller's thread.
+      const { kept, corrupt } =
+        done < buf.length
+          ? {
+              kept: new Uint32Array(0),
+              corrupt: { index: 0, reason: `segment ended ${buf.length - done} bytes early` },
+            }
+          : scanRange(buf, positions, types ? new Set(types) : undefined, true);
       const reply: Reply = { id, buf: buf.buffer as ArrayBuffer, kept, corrupt };
       port.postMessage(reply, [reply.buf, kept.buffer as ArrayBuffer]);
     } catch (error) {
