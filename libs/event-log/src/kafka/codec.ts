@@ -1,5 +1,8 @@
 import type { EventEnvelope, StoredEvent } from '@thumbforge/contracts';
 import type { KafkaMessage, Message } from 'kafkajs';
+import { EVENT_TYPE_HEADER } from './partition-fetch.js';
+
+export { EVENT_TYPE_HEADER };
 
 /** Strips a position an envelope may carry when it is appended again. */
 export function bareEnvelope(event: EventEnvelope | StoredEvent): EventEnvelope {
@@ -7,9 +10,6 @@ export function bareEnvelope(event: EventEnvelope | StoredEvent): EventEnvelope 
   const { topic: _topic, partition: _partition, offset: _offset, ...envelope } = event as StoredEvent;
   return envelope;
 }
-
-/** The Kafka header that carries a record's event type: readers skip records by it unparsed. */
-export const EVENT_TYPE_HEADER = 'event-type';
 
 /**
  * The value is the whole envelope as JSON, so a record read back equals what was appended. The event

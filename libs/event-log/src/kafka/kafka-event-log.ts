@@ -78,7 +78,15 @@ export interface KafkaEventLogOptions {
   maxBatchBytes?: number;
   /** Where kafkajs warnings and errors go (default: nowhere; failures still reject the calls). */
   logger?: KafkaEventLogLogger;
+  /**
+   * `readBatches` of at least this many records of a partition fetches them in a worker thread while
+   * the caller parses and folds (default 50,000; a shorter read is not worth starting a thread).
+   */
+  fetchInWorkerFrom?: number;
 }
+
+/** Reads at least this long fetch in a worker thread (`PartitionFetcher`). */
+const DEFAULT_FETCH_IN_WORKER_FROM = 50_000;
 
 interface PendingAppend {
   topic: string;
@@ -142,12 +150,19 @@ export class KafkaEventLog implements EventLog {
     if (!Array.isArray(options.brokers) || options.brokers.length === 0) {
       throw new TypeError('KafkaEventLog needs at least one broker');
     }
-    this.kafka = new Kafka({
+    const fetchInWorkerFrom = options.fetchInWorkerFrom ?? DEFAULT_FETCH_IN_WORKER_FROM;
+    if (!Number.isSafeInteger(fetchInWorkerFrom) || fetchInWorkerFrom < 0) {
+      throw new RangeError('fetchInWorkerFrom must be a non-negative integer');
+    }
+    const clientConfig = {
       clientId: options.clientId ?? 'thumbforge',
       brokers: options.brokers,
       ...(options.ssl ? { ssl: options.ssl } : {}),
       // The mechanisms are a subset of kafkajs's own union; TypeScript cannot narrow the string union.
       ...(options.sasl ? { sasl: options.sasl as SASLOptions } : {}),
+    };
+    this.kafka = new Kafka({
+      ...clientConfig,
       logLevel: options.logger ? KafkaLogLevel.WARN : KafkaLogLevel.NOTHING,
       logCreator: this.logCreator(),
     });
@@ -169,6 +184,8 @@ export class KafkaEventLog implements EventLog {
       kafka: this.kafka,
       heartbeatIntervalMs: options.heartbeatIntervalMs ?? 3_000,
       consumerConfig: (groupId) => this.consumerConfig(groupId),
+      clientConfig,
+      fetchInWorkerFrom,
       committedOffsets: (groupId, topics) => this.committedOffsets(groupId, topics),
       deadLetter: async (event) => {
         await this.append(DEAD_LETTER_TOPIC, [event]);

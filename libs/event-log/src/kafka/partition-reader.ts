@@ -1,62 +1,86 @@
 import type { StoredEvent } from '@thumbforge/contracts';
-import {
-  AssignerProtocol,
-  type ConsumerConfig,
-  type Kafka,
-  type KafkaMessage,
-  type PartitionAssigner,
-} from 'kafkajs';
-import { EVENT_TYPE_HEADER, fromMessage } from './codec.js';
+import type { Consumer, ConsumerConfig, Kafka } from 'kafkajs';
+import { fromMessage } from './codec.js';
 import { Handoff } from './handoff.js';
+import {
+  PartitionFetcher,
+  startPartitionRead,
+  type FetchedRecords,
+  type PartitionFetch,
+} from './partition-fetch.js';
 
 export interface ReaderHost {
   readonly kafka: Kafka;
   consumerConfig(groupId: string): ConsumerConfig;
+  /** The client's settings, for a worker thread's own client. */
+  readonly clientConfig: PartitionFetch['client'];
+  /** Reads of at least this many records of a partition fetch in a worker thread (`PartitionFetcher`). */
+  readonly fetchInWorkerFrom: number;
 }
 
-/**
- * A read is a replay: larger fetches than kafkajs's 1 MiB default mean fewer round trips, and one
- * batch waiting ahead of the reader keeps the next fetch on its way while the reader folds.
- */
-const READ_FETCH_BYTES = 4 * 1024 * 1024;
+/** One batch ahead of the reader on its own thread (see `Handoff`). */
 const READ_AHEAD_BATCHES = 2;
 
-/** Assigns the single member of a group exactly one partition: kafkajs has no group-less consumer. */
-function onePartition(topic: string, partition: number): PartitionAssigner {
-  return () => ({
-    name: 'ThumbforgeOnePartition',
-    version: 0,
-    protocol: ({ topics }) => ({
-      name: 'ThumbforgeOnePartition',
-      metadata: AssignerProtocol.MemberMetadata.encode({ version: 0, topics, userData: Buffer.alloc(0) }),
-    }),
-    assign: async ({ members }) =>
-      members.map(({ memberId }, i) => ({
-        memberId,
-        memberAssignment: AssignerProtocol.MemberAssignment.encode({
-          version: 0,
-          assignment: i === 0 ? { [topic]: [partition] } : {},
-          userData: Buffer.alloc(0),
-        }),
-      })),
-  });
+/** The events of `types` among fetched records, parsed here. */
+function decodeFetched(
+  topic: string,
+  partition: number,
+  { values, records }: FetchedRecords,
+  types: ReadonlySet<string> | undefined,
+): StoredEvent[] {
+  const events: StoredEvent[] = [];
+  for (let i = 0; i < records.length; i += 3) {
+    const [offset, at, length] = [records[i], records[i + 1], records[i + 2]];
+    if (length < 0) throw new Error(`record ${topic}:${partition}@${offset} has no value`);
+    // The record's value is the appended envelope, parsed into a new object: finished in place.
+    const event = JSON.parse(values.toString('utf8', at, at + length)) as StoredEvent;
+    if (types && !types.has(event.type)) continue;
+    event.topic = topic;
+    event.partition = partition;
+    event.offset = offset;
+    events.push(event);
+  }
+  return events;
 }
 
-/**
- * Whether a record may be of one of `types`, from its event-type header (see `toMessage`), so that
- * the others are skipped unparsed. A record without the header is parsed and its envelope decides.
- */
-function wanted(types: ReadonlySet<string>, message: KafkaMessage): boolean {
-  const header = message.headers?.[EVENT_TYPE_HEADER];
-  if (header === undefined) return true;
-  return types.has(Buffer.isBuffer(header) ? header.toString('utf8') : String(header));
+/** Reads `[from, end)` of a partition through a `PartitionFetcher`, parsing here what its worker fetched. */
+async function* readInWorker(
+  fetcher: PartitionFetcher,
+  fetch: PartitionFetch,
+  types: ReadonlySet<string> | undefined,
+  register: (stop: (error: Error) => void) => () => void,
+): AsyncGenerator<StoredEvent[]> {
+  const unregister = register((error) => fetcher.fail(error));
+  try {
+    let next = fetch.from;
+    while (next < fetch.end) {
+      const fetched = await fetcher.next();
+      next = fetched.next;
+      const events = decodeFetched(fetch.topic, fetch.partition, fetched, types);
+      if (events.length > 0) yield events;
+    }
+  } finally {
+    unregister();
+    await fetcher.close();
+  }
+}
+
+/** A fetcher for a long read, unless the client's settings cannot cross to a thread (e.g. TLS callbacks). */
+function fetcherFor(fetch: PartitionFetch): PartitionFetcher | undefined {
+  try {
+    return new PartitionFetcher(fetch);
+  } catch (error) {
+    if ((error as { name?: string }).name === 'DataCloneError') return undefined;
+    throw error;
+  }
 }
 
 /**
  * Reads offsets [from, end) of one partition through a consumer of a throwaway group whose only
  * member is assigned that partition and seeks to where the read is whenever it joins. Yields the
  * fetched batches as they come (one await per batch, not per event). The consumer fetches only as
- * fast as the caller iterates; it commits nothing, so the broker drops the group.
+ * fast as the caller iterates; it commits nothing, so the broker drops the group. A long read
+ * fetches in a worker thread and parses here.
  */
 export async function* readPartitionBatches(
   host: ReaderHost,
@@ -68,48 +92,40 @@ export async function* readPartitionBatches(
 ): AsyncGenerator<StoredEvent[]> {
   const { from, end, types } = range;
   if (from >= end) return;
+  if (end - from >= host.fetchInWorkerFrom) {
+    const fetch: PartitionFetch = {
+      client: host.clientConfig,
+      consumer: host.consumerConfig(groupId),
+      topic,
+      partition,
+      from,
+      end,
+      types: types && [...types],
+    };
+    const fetcher = fetcherFor(fetch);
+    if (fetcher) {
+      yield* readInWorker(fetcher, fetch, types, register);
+      return;
+    }
+  }
   const handoff = new Handoff<{ events: StoredEvent[]; next: number }>(READ_AHEAD_BATCHES);
   const unregister = register((error) => handoff.fail(error));
-  const consumer = host.kafka.consumer({
-    ...host.consumerConfig(groupId),
-    maxBytesPerPartition: READ_FETCH_BYTES,
-    maxBytes: READ_FETCH_BYTES,
-    partitionAssigners: [onePartition(topic, partition)],
-  });
-  consumer.on(consumer.events.CRASH, ({ payload }) => {
-    if (!payload.restart) handoff.fail(payload.error);
-  });
-  let forwarded = from;
-  // Emitted after the group is joined and synced, before the first fetch: seeking here cannot race it.
-  consumer.on(consumer.events.GROUP_JOIN, () => {
-    consumer.seek({ topic, partition, offset: String(forwarded) });
-  });
+  let consumer: Consumer | undefined;
   try {
-    await consumer.connect();
-    await consumer.subscribe({ topics: [topic], fromBeginning: true });
-    await consumer.run({
-      autoCommit: false,
-      eachBatchAutoResolve: false,
-      eachBatch: async ({ batch, resolveOffset }) => {
-        if (batch.topic !== topic || batch.partition !== partition) return;
+    consumer = await startPartitionRead(
+      host.kafka,
+      host.consumerConfig(groupId),
+      { topic, partition, from, end, types },
+      async (kept, next) => {
         const events: StoredEvent[] = [];
-        let next = forwarded;
-        for (const message of batch.messages) {
-          const offset = Number(message.offset);
-          // Defensive: fetches start where the read is, but nothing is handed out twice.
-          if (offset < next || offset >= end) continue;
-          next = offset + 1;
-          if (types && !wanted(types, message)) continue;
+        for (const message of kept) {
           const event = fromMessage(topic, partition, message);
           if (!types || types.has(event.type)) events.push(event);
         }
-        if (next > forwarded) {
-          forwarded = next;
-          await handoff.put({ events, next });
-        }
-        resolveOffset(batch.lastOffset());
+        await handoff.put({ events, next });
       },
-    });
+      (error) => handoff.fail(error),
+    );
     let next = from;
     while (next < end) {
       // The batch callback hands each offset of [from, end) on once, in order; skipped types leave gaps.
@@ -120,6 +136,6 @@ export async function* readPartitionBatches(
   } finally {
     unregister();
     handoff.close();
-    await consumer.disconnect();
+    await consumer?.disconnect();
   }
 }

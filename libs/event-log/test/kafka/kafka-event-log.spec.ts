@@ -10,7 +10,12 @@ import {
 import { ConfigResourceTypes, Kafka, logLevel } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { keepProjection, positionKey, type Subscription } from '../../src/index.js';
-import { EVENT_TOPIC_CONFIG, KafkaEventLog, type KafkaEventLogOptions } from '../../src/kafka/index.js';
+import {
+  EVENT_TOPIC_CONFIG,
+  EventLogClosedError,
+  KafkaEventLog,
+  type KafkaEventLogOptions,
+} from '../../src/kafka/index.js';
 import { createKeyPartitioner } from '../../src/kafka/partitioner.js';
 import { REQUEST_QUEUE_MODULE } from '../../src/kafka/request-queue.js';
 import {
@@ -199,6 +204,44 @@ describe('KafkaEventLog on a real broker', () => {
     }
     const rekeyed = all.find((e) => (e.payload as { n: number }).n === 99)!;
     expect(rekeyed.partition).toBe(partitionOf(topic, 'acc_b', 4));
+  });
+
+  it('reads the same through a worker thread as on its own: every partition, types, a start, a read dropped early', async () => {
+    const inThread = await open({ partitions: 3 });
+    const inWorker = await open({ partitions: 3, fetchInWorkerFrom: 0 });
+    const topic = uniqueName('worker-read');
+    const events = Array.from({ length: 90 }, (_, i) =>
+      i % 3 === 0 ? { ...testEvent(i, `agg_${i % 7}`), type: 'test.other' } : testEvent(i, `agg_${i % 7}`),
+    );
+    const stored: StoredEvent[] = [];
+    for (let i = 0; i < events.length; i += 10)
+      stored.push(...(await inThread.append(topic, events.slice(i, i + 10))));
+    // A start inside a partition, of any type and of one type.
+    const later = stored.find((e) => e.offset >= 3)!;
+    const laterOther = stored.find((e) => e.type === 'test.other' && e.offset >= 1)!;
+    const reads = [
+      {},
+      { types: ['test.happened'] },
+      { partition: later.partition, fromOffset: later.offset },
+      { partition: laterOther.partition, types: ['test.other'], fromOffset: laterOther.offset },
+    ];
+    for (const options of reads) {
+      const expected = await collect(inThread.read(topic, options));
+      expect(expected.length).toBeGreaterThan(0);
+      expect(await collect(inWorker.read(topic, options))).toStrictEqual(expected);
+    }
+    // A caller that stops after the first batch ends the worker's read; the log reads on.
+    for await (const batch of inWorker.readBatches(topic, { partition: 0 })) {
+      expect(batch.length).toBeGreaterThan(0);
+      break;
+    }
+    expect(await collect(inWorker.read(topic))).toHaveLength(90);
+    // Closing the log fails a read in the middle, and its worker is gone with it.
+    const closing = await openKafkaLog({ partitions: 3, fetchInWorkerFrom: 0 });
+    const reading = closing.readBatches(topic)[Symbol.asyncIterator]();
+    expect((await reading.next()).done).toBe(false);
+    await closing.close();
+    await expect(collect({ [Symbol.asyncIterator]: () => reading })).rejects.toThrow(EventLogClosedError);
   });
 
   it('resumes each partition at its own position and waits for offsets per partition', async () => {
