@@ -1,6 +1,6 @@
 import type { StoredEvent } from '@thumbforge/contracts';
 import type { Consumer, ConsumerConfig, Kafka } from 'kafkajs';
-import { fromMessage } from './codec.js';
+import { fromMessage, storedFromValue } from './codec.js';
 import { Handoff } from './handoff.js';
 import {
   PartitionFetcher,
@@ -32,13 +32,8 @@ function decodeFetched(
   for (let i = 0; i < records.length; i += 3) {
     const [offset, at, length] = [records[i], records[i + 1], records[i + 2]];
     if (length < 0) throw new Error(`record ${topic}:${partition}@${offset} has no value`);
-    // The record's value is the appended envelope, parsed into a new object: finished in place.
-    const event = JSON.parse(values.toString('utf8', at, at + length)) as StoredEvent;
-    if (types && !types.has(event.type)) continue;
-    event.topic = topic;
-    event.partition = partition;
-    event.offset = offset;
-    events.push(event);
+    const event = storedFromValue(values.toString('utf8', at, at + length), topic, partition, offset);
+    if (!types || types.has(event.type)) events.push(event);
   }
   return events;
 }
