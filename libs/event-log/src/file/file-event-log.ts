@@ -131,7 +131,6 @@ const SCANNED_BATCHES_AHEAD = 3;
 
 /** A batch `readBatch` reads: records `[first, last)` of `segment`, bytes `[start, stop)` of its file. */
 interface BatchPlan {
-  tail: RecentBytes;
   segment: Segment;
   first: number;
   last: number;
@@ -581,7 +580,7 @@ export class FileEventLog implements EventLog {
     let last = first + 1;
     while (last < limit && records.at(last) - start < READ_BATCH_BYTES) last++;
     const stop = last < records.length ? records.at(last) : segment.size;
-    return { tail: state.tail, segment, first, last, start, stop };
+    return { segment, first, last, start, stop };
   }
 
   /**
@@ -597,7 +596,7 @@ export class FileEventLog implements EventLog {
     const { segment, first, last, start, stop } = plan;
     const positions = segment.records.relative(first, last, start);
     let range: ScannedRange;
-    const recent = recall(plan.tail, segment, start, stop);
+    const recent = recall(this.topics.get(topic)!.tail, segment, start, stop);
     if (recent || !scanner) {
       let buf = recent;
       if (!buf) {

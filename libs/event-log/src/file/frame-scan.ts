@@ -63,6 +63,23 @@ function plainStringEnd(buf: Buffer, at: number, end: number): number {
   return -1;
 }
 
+/** `batchMarkerEnd`: the JSON does not open with a batch marker. */
+const NO_MARKER = -1;
+/** `batchMarkerEnd`: it opens like one, but not as `encodeRecord` writes it. */
+const MALFORMED_MARKER = -2;
+
+/**
+ * Where the batch marker `encodeRecord` writes first (`{"$batch":[3,8],"id":"…`) ends, for the JSON
+ * at `open`: the position of its `]`, followed by `,"id":"`. `NO_MARKER` or `MALFORMED_MARKER`
+ * otherwise.
+ */
+function batchMarkerEnd(buf: Buffer, open: number, end: number): number {
+  if (!holds(buf, open, end, BATCH_OPENING)) return NO_MARKER;
+  let i = open + BATCH_OPENING.length;
+  while (i < end && ((buf[i] >= DIGIT_0 && buf[i] <= DIGIT_9) || buf[i] === COMMA)) i++;
+  return holds(buf, i, end, BATCH_ID) ? i : MALFORMED_MARKER;
+}
+
 /**
  * The event type of the record at `at` without parsing it, for reads that skip the types they do not
  * want. `encodeRecord` writes `$batch` (when present), then `id` and `type` first, so the type is the
@@ -72,11 +89,11 @@ function plainStringEnd(buf: Buffer, at: number, end: number): number {
 export function peekRecordType(buf: Buffer, at: number, length: number): string | undefined {
   const end = at + HEADER_BYTES + length;
   let i = at + HEADER_BYTES;
-  if (holds(buf, i, end, BATCH_OPENING)) {
-    i += BATCH_OPENING.length;
-    while (i < end && ((buf[i] >= DIGIT_0 && buf[i] <= DIGIT_9) || buf[i] === COMMA)) i++;
-    if (!holds(buf, i, end, BATCH_ID)) return undefined;
-    i += BATCH_ID.length;
+  const marker = batchMarkerEnd(buf, i, end);
+  if (marker >= 0) {
+    i = marker + BATCH_ID.length;
+  } else if (marker === MALFORMED_MARKER) {
+    return undefined;
   } else if (holds(buf, i, end, ID_OPENING)) {
     i += ID_OPENING.length;
   } else {
@@ -95,14 +112,11 @@ export function peekRecordType(buf: Buffer, at: number, length: number): string 
  * than copied (`toStoredEvent`). Only in a buffer of the reader's own: its CRC no longer matches.
  */
 function dropBatchMarker(buf: Buffer, at: number, length: number): void {
-  const end = at + HEADER_BYTES + length;
   const open = at + HEADER_BYTES;
-  if (!holds(buf, open, end, BATCH_OPENING)) return;
-  let i = open + BATCH_OPENING.length;
-  while (i < end && ((buf[i] >= DIGIT_0 && buf[i] <= DIGIT_9) || buf[i] === COMMA)) i++;
-  if (!holds(buf, i, end, BATCH_ID)) return;
-  buf.fill(SPACE, open, i + 1);
-  buf[i + 1] = OPENING_BRACE;
+  const marker = batchMarkerEnd(buf, open, at + HEADER_BYTES + length);
+  if (marker < 0) return;
+  buf.fill(SPACE, open, marker + 1);
+  buf[marker + 1] = OPENING_BRACE;
 }
 
 /** What checking a range found: the records to parse, and the first corrupt one, if any. */
