@@ -21,6 +21,24 @@ export interface LocalObjectStoreOptions {
 const BUCKETS: readonly Bucket[] = ['public', 'private'];
 const DEFAULT_CONTENT_TYPE = 'application/octet-stream';
 
+/**
+ * Content types a key's extension stands for. An object stored under one of these with that type gets
+ * no sidecar: creating a file is most of what a put costs the kernel (a new inode), and every render
+ * stores one image.
+ */
+const IMPLIED_CONTENT_TYPES: ReadonlyMap<string, string> = new Map([
+  ['webp', 'image/webp'],
+  ['png', 'image/png'],
+  ['jpg', 'image/jpeg'],
+  ['jpeg', 'image/jpeg'],
+]);
+
+function impliedContentType(key: string): string | undefined {
+  const name = key.slice(key.lastIndexOf('/') + 1);
+  const dot = name.lastIndexOf('.');
+  return dot < 0 ? undefined : IMPLIED_CONTENT_TYPES.get(name.slice(dot + 1));
+}
+
 function assertBucket(bucket: Bucket): void {
   if (!BUCKETS.includes(bucket)) throw new TypeError(`unknown bucket ${JSON.stringify(bucket)}`);
 }
@@ -42,6 +60,14 @@ function isMissing(error: unknown): boolean {
   return code === 'ENOENT' || code === 'EISDIR' || code === 'ENOTDIR';
 }
 
+async function removeIfPresent(path: string): Promise<void> {
+  try {
+    await unlink(path);
+  } catch (error) {
+    if (!isMissing(error)) throw error;
+  }
+}
+
 /** Runs `write`, and again after creating `dir` if it failed for want of it: most writes find it there. */
 async function intoDir(dir: string, write: () => Promise<void>): Promise<void> {
   try {
@@ -60,8 +86,10 @@ const RECENT_OBJECT_BYTES = 1024 * 1024;
 /**
  * Objects as files under `dir/<bucket>/<key>`, each with its content type in a sidecar
  * `.<name>.meta.json` beside it (keys never have a segment starting with a dot, so the two cannot
- * collide). Writes go to `dir/.tmp` and are renamed into place, so a reader sees a whole object or none.
- * The sidecar is written first: a crash in between leaves at worst a type without its object.
+ * collide), unless the key's extension says the type (`gen_1.webp` stored as `image/webp`). Writes go
+ * to `dir/.tmp` and are renamed into place, so a reader sees a whole object or none. The sidecar is
+ * written (or an earlier one removed) first: a crash in between leaves at worst a type without its
+ * object.
  *
  * The latest objects written (up to 8 MB) are also kept in memory, so the read that usually follows a
  * write (the gateway answering a sync request with the image the renderer has just stored) skips the
@@ -130,19 +158,28 @@ export class LocalObjectStore implements ObjectStore {
     const id = `${bucket}/${key}`;
     // Forgotten first: while the files change, a read goes to them.
     this.forget(id);
-    await this.writeAtomic(meta, JSON.stringify({ contentType }));
+    if (impliedContentType(key) === contentType) await removeIfPresent(meta);
+    else await this.writeAtomic(meta, JSON.stringify({ contentType }));
     await this.writeAtomic(file, body);
     // A copy: the caller keeps its buffer and may reuse it.
     this.remember(id, { body: Buffer.from(body), contentType });
   }
 
-  private async contentType(meta: string): Promise<string> {
+  /** The sidecar's type; without a readable one, the type the key's extension says, or octet-stream. */
+  private async contentType(key: string, meta: string): Promise<string> {
+    const fallback = impliedContentType(key) ?? DEFAULT_CONTENT_TYPE;
+    let text: string;
     try {
-      const { contentType } = JSON.parse(await readFile(meta, 'utf8')) as { contentType?: unknown };
-      return typeof contentType === 'string' ? contentType : DEFAULT_CONTENT_TYPE;
+      text = await readFile(meta, 'utf8');
     } catch (error) {
-      if (isMissing(error) || error instanceof SyntaxError) return DEFAULT_CONTENT_TYPE;
+      if (isMissing(error)) return fallback;
       throw error;
+    }
+    try {
+      const { contentType } = JSON.parse(text) as { contentType?: unknown };
+      return typeof contentType === 'string' ? contentType : fallback;
+    } catch {
+      return fallback;
     }
   }
 
@@ -157,7 +194,7 @@ export class LocalObjectStore implements ObjectStore {
       if (isMissing(error)) return undefined;
       throw error;
     }
-    return { body, contentType: await this.contentType(meta) };
+    return { body, contentType: await this.contentType(key, meta) };
   }
 
   async stream(
@@ -179,7 +216,7 @@ export class LocalObjectStore implements ObjectStore {
         await handle.close();
         return undefined;
       }
-      const contentType = await this.contentType(meta);
+      const contentType = await this.contentType(key, meta);
       return { stream: handle.createReadStream(), contentType, size: stats.size };
     } catch (error) {
       await handle.close();
@@ -190,13 +227,7 @@ export class LocalObjectStore implements ObjectStore {
   async delete(bucket: Bucket, key: string): Promise<void> {
     const { file, meta } = this.paths(bucket, key);
     this.forget(`${bucket}/${key}`);
-    for (const path of [file, meta]) {
-      try {
-        await unlink(path);
-      } catch (error) {
-        if (!isMissing(error)) throw error;
-      }
-    }
+    for (const path of [file, meta]) await removeIfPresent(path);
   }
 
   async list(bucket: Bucket, prefix: string): Promise<ListedObject[]> {

@@ -42,14 +42,63 @@ describe('LocalObjectStore', () => {
     await rm(root, { recursive: true, force: true });
   });
 
-  it('lays objects out as <dir>/<bucket>/<key> with a content-type sidecar', async () => {
+  it('lays objects out as <dir>/<bucket>/<key>, with a content-type sidecar unless the extension says it', async () => {
     await store.put('public', 'users/acc_1/generations/gen_1.webp', Buffer.from('img'), 'image/webp');
+    await store.put('private', 'assets/acc_1/photo/upl_1', Buffer.from('photo'), 'image/jpeg');
+    await store.put('private', 'results/job_1.png', Buffer.from('text'), 'text/plain');
     expect(await filesUnder(dir)).toEqual([
-      'public/users/acc_1/generations/.gen_1.webp.meta.json',
+      'private/assets/acc_1/photo/.upl_1.meta.json',
+      'private/assets/acc_1/photo/upl_1',
+      'private/results/.job_1.png.meta.json',
+      'private/results/job_1.png',
       'public/users/acc_1/generations/gen_1.webp',
     ]);
     expect(await readFile(join(dir, 'public/users/acc_1/generations/gen_1.webp'), 'utf8')).toBe('img');
     expect(await readdir(join(dir, '.tmp'))).toEqual([]);
+  });
+
+  it.each([
+    ['users/acc_1/generations/gen_1.webp', 'image/webp'],
+    ['users/acc_1/og/abc.png', 'image/png'],
+    ['assets/acc_1/photo/upl_1.jpg', 'image/jpeg'],
+    ['assets/acc_1/photo/upl_1.jpeg', 'image/jpeg'],
+    ['assets/acc_1/photo/upl_1', 'image/jpeg'],
+    ['results/job_1.png', 'image/webp'],
+    ['results/job_1.webp.bin', 'image/webp'],
+    ['dotted.webp/job_1', 'image/webp'],
+  ])('reads %s back as %s once the store restarts, sidecar or not', async (key, contentType) => {
+    await store.put('public', key, Buffer.from('x'), contentType);
+    // A store started afterwards, which has only the disk to go by.
+    const restarted = new LocalObjectStore({ dir, publicBaseUrl: 'https://cdn.example.com/' });
+    expect((await restarted.get('public', key))!.contentType).toBe(contentType);
+    const streamed = (await restarted.stream('public', key))!;
+    streamed.stream.destroy();
+    expect(streamed.contentType).toBe(contentType);
+  });
+
+  it('drops the sidecar of an earlier version when the next one has the type its extension says', async () => {
+    const key = 'users/acc_1/og/abc.png';
+    const sidecar = join(dir, 'public/users/acc_1/og/.abc.png.meta.json');
+    await store.put('public', key, Buffer.from('first'), 'image/webp');
+    expect(JSON.parse(await readFile(sidecar, 'utf8'))).toEqual({ contentType: 'image/webp' });
+    await store.put('public', key, Buffer.from('second'), 'image/png');
+    await expect(readFile(sidecar)).rejects.toMatchObject({ code: 'ENOENT' });
+    const restarted = new LocalObjectStore({ dir, publicBaseUrl: 'https://cdn.example.com/' });
+    expect(await restarted.get('public', key)).toEqual({
+      body: Buffer.from('second'),
+      contentType: 'image/png',
+    });
+  });
+
+  it('keeps reading the sidecar an older version of the store wrote for an image key', async () => {
+    const key = 'users/acc_1/generations/gen_1.webp';
+    await store.put('public', key, Buffer.from('img'), 'image/webp');
+    await writeFile(
+      join(dir, 'public/users/acc_1/generations/.gen_1.webp.meta.json'),
+      JSON.stringify({ contentType: 'image/webp; q=1' }),
+    );
+    const restarted = new LocalObjectStore({ dir, publicBaseUrl: 'https://cdn.example.com/' });
+    expect((await restarted.get('public', key))!.contentType).toBe('image/webp; q=1');
   });
 
   it('writes nothing outside its directory for any unsafe key', async () => {
