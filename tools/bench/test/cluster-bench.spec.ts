@@ -10,6 +10,7 @@ import {
   reportRows,
   runClusterBench,
   silentProgress,
+  targetChecks,
   type ClusterBenchReport,
 } from '../src/index.js';
 
@@ -74,58 +75,64 @@ describe('percentile', () => {
   });
 });
 
+/** A report of a tiny run of both modes; the Kafka replay takes `kafkaReplayMs`, its bare consumer 3 s. */
+function sampleReport(kafkaReplayMs = 4_000): ClusterBenchReport {
+  const latency = (ms: number) => ({ samples: 10, p50: ms, p90: ms * 2, p99: ms * 4 });
+  const mode = (name: 'embedded' | 'cluster', ms: number, rps: number, rssMiB: Record<string, number>) => ({
+    mode: name,
+    sync: latency(ms),
+    load: [{ connections: 2, requests: 8, requestsPerSecond: rps, p50: ms, p90: ms, p99: ms, failures: 0 }],
+    async: latency(ms * 3),
+    rssMiB,
+  });
+  const replay = (log: 'file' | 'kafka', replayMs: number, rawConsumeMs?: number) => ({
+    log,
+    events: 10_000,
+    facts: 7_000,
+    accounts: 10,
+    appendMs: 1_000,
+    rounds: 3,
+    replayMs,
+    foldMs: replayMs / 2,
+    ledgersMatch: true,
+    rawConsumeMs,
+    rawConsumeRunsMs: rawConsumeMs ? [rawConsumeMs, rawConsumeMs * 0.8, rawConsumeMs * 1.6] : undefined,
+  });
+  return {
+    options: {
+      modes: ['embedded', 'cluster'],
+      replayLogs: ['file', 'kafka'],
+      warmup: 1,
+      sequential: 10,
+      connections: [2],
+      loadRequests: 8,
+      asyncJobs: 10,
+      fenceReservations: 0,
+      events: 10_000,
+      accounts: 10,
+      startupEvents: 10_000,
+    },
+    modes: [
+      mode('embedded', 50, 20, { embedded: 200 }),
+      mode('cluster', 60, 17, { gateway: 180, billing: 120, rendering: 240 }),
+    ],
+    replay: [replay('file', 1_000), replay('kafka', kafkaReplayMs, 3_000)],
+    startup: [
+      {
+        events: 10_000,
+        starts: 1,
+        withoutSnapshotMs: 9_000,
+        withSnapshotMs: 2_500,
+        stopMs: 700,
+        snapshotBytes: 3 << 20,
+      },
+    ],
+  };
+}
+
 describe('bench:cluster report', () => {
   it('puts embedded and cluster figures side by side with their ratio', () => {
-    const latency = (ms: number) => ({ samples: 10, p50: ms, p90: ms * 2, p99: ms * 4 });
-    const mode = (name: 'embedded' | 'cluster', ms: number, rps: number, rssMiB: Record<string, number>) => ({
-      mode: name,
-      sync: latency(ms),
-      load: [{ connections: 2, requests: 8, requestsPerSecond: rps, p50: ms, p90: ms, p99: ms, failures: 0 }],
-      async: latency(ms * 3),
-      rssMiB,
-    });
-    const replay = (log: 'file' | 'kafka', replayMs: number, rawConsumeMs?: number) => ({
-      log,
-      events: 10_000,
-      facts: 7_000,
-      accounts: 10,
-      appendMs: 1_000,
-      rounds: 3,
-      replayMs,
-      foldMs: replayMs / 2,
-      ledgersMatch: true,
-      rawConsumeMs,
-    });
-    const report: ClusterBenchReport = {
-      options: {
-        modes: ['embedded', 'cluster'],
-        replayLogs: ['file', 'kafka'],
-        warmup: 1,
-        sequential: 10,
-        connections: [2],
-        loadRequests: 8,
-        asyncJobs: 10,
-        fenceReservations: 0,
-        events: 10_000,
-        accounts: 10,
-        startupEvents: 10_000,
-      },
-      modes: [
-        mode('embedded', 50, 20, { embedded: 200 }),
-        mode('cluster', 60, 17, { gateway: 180, billing: 120, rendering: 240 }),
-      ],
-      replay: [replay('file', 1_000), replay('kafka', 4_000, 3_000)],
-      startup: [
-        {
-          events: 10_000,
-          starts: 1,
-          withoutSnapshotMs: 9_000,
-          withSnapshotMs: 2_500,
-          stopMs: 700,
-          snapshotBytes: 3 << 20,
-        },
-      ],
-    };
+    const report = sampleReport();
     const rows = reportRows(report);
     expect(rows.map((r) => r.label)).toEqual(ROW_LABELS);
     expect(rows.find((r) => r.label.startsWith('ledger replay'))).toMatchObject({
@@ -159,7 +166,7 @@ describe('bench:cluster report', () => {
       'embedded: 8 sync requests over 2 connections, 0 failed',
       'cluster: 8 sync requests over 2 connections, 0 failed',
       "file log: 10,000 events replayed (7,000 facts folded, the commands skipped undecoded) into 10 ledgers, equal to billing's; medians of 3 replays",
-      "kafka: 10,000 events replayed (7,000 facts folded, the commands skipped undecoded) into 10 ledgers, equal to billing's; medians of 3 replays, the bare consumer after each",
+      "kafka: 10,000 events replayed (7,000 facts folded, the commands skipped undecoded) into 10 ledgers, equal to billing's; medians of 3 replays, the bare consumer after each (3,333 ev/s, 4,167 ev/s, 2,083 ev/s)",
       '',
       'targets:',
       'PASS  cluster sync, one at a time, p50 <= embedded + 15 ms: 60.0 ms vs 50.0 ms (+10.0 ms)',
@@ -173,6 +180,18 @@ describe('bench:cluster report', () => {
       'PASS  ledger replay from Kafka >= 0.7x a bare kafkajs consumer: 2,500 ev/s vs 3,333 ev/s (0.75x)',
       'PASS  embedded ready <= 3.00 s after 10,000 events, from a snapshot: 2.50 s (9.00 s without)',
     ]);
+  });
+
+  it('fails the Kafka replay against a bare consumer that was slower than the replay itself', () => {
+    const kafka = targetChecks(sampleReport(2_000)).find((c) =>
+      c.target.startsWith('ledger replay from Kafka'),
+    );
+    expect(kafka).toEqual({
+      target: 'ledger replay from Kafka >= 0.7x a bare kafkajs consumer',
+      measured:
+        '5,000 ev/s vs 3,333 ev/s (1.50x); the bare consumer was slower than the replay: not a baseline',
+      pass: false,
+    });
   });
 });
 

@@ -203,7 +203,10 @@ export async function replayInto(
   } finally {
     await opened.close();
   }
-  if (raw.length > 0) measured.rawConsumeMs = summarize(raw).p50;
+  if (raw.length > 0) {
+    measured.rawConsumeMs = summarize(raw).p50;
+    measured.rawConsumeRunsMs = raw;
+  }
   return measured;
 }
 

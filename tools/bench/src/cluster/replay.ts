@@ -53,6 +53,8 @@ export interface ReplayMeasurement {
    * of one read after each replay round.
    */
   rawConsumeMs?: number;
+  /** Each of those reads, in order: one that was disturbed stands out here. */
+  rawConsumeRunsMs?: number[];
 }
 
 /** A fingerprint of ledgers, to compare a replay with the state the history was made from. */
