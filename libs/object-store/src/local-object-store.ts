@@ -23,8 +23,8 @@ const DEFAULT_CONTENT_TYPE = 'application/octet-stream';
 
 /**
  * Content types a key's extension stands for. An object stored under one of these with that type gets
- * no sidecar: creating a file is most of what a put costs the kernel (a new inode), and every render
- * stores one image.
+ * no sidecar: every render stores one image, and each file created is a new inode, the dearest step
+ * of a put in the kernel (`docs/architecture.md`, "What embedded mode spends in the kernel").
  */
 const IMPLIED_CONTENT_TYPES: ReadonlyMap<string, string> = new Map([
   ['webp', 'image/webp'],
