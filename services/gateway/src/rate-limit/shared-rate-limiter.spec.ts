@@ -4,19 +4,26 @@ import { RATE_LIMIT_SLOTS, SharedRateLimiter } from './shared-rate-limiter.js';
 
 const T0 = Date.parse('2026-11-23T10:00:00.000Z');
 
-/** A store that counts the inserts of slots and the finds that count a second's slots. */
+/**
+ * A store that counts the inserts of slots, the finds that count a second's slots, the searches of a
+ * key's slots of every second and the removals.
+ */
 function countingStore() {
   const store = new MemoryProjectionStore();
-  const calls = { count: 0, insert: 0 };
+  const calls = { count: 0, insert: 0, search: 0, delete: 0 };
   const counting = {
     collection: (name: string) => {
       const collection = store.collection(name);
       return {
         ...collection,
         get: collection.get.bind(collection),
-        delete: collection.delete.bind(collection),
+        delete: (...args: Parameters<typeof collection.delete>) => (
+          calls.delete++,
+          collection.delete(...args)
+        ),
         find: (...args: Parameters<typeof collection.find>) => {
           if ('second' in args[0]) calls.count++;
+          else calls.search++;
           return collection.find(...args);
         },
         insert: (...args: Parameters<typeof collection.insert>) => (
@@ -71,19 +78,49 @@ describe('SharedRateLimiter', () => {
     const { store, counting, calls } = countingStore();
     const mine = new SharedRateLimiter(counting);
     for (let i = 0; i < 3; i++) expect((await mine.consume('key:a', 5, T0 + i)).allowed).toBe(true);
-    expect(calls).toEqual({ count: 0, insert: 3 });
+    expect(calls).toMatchObject({ count: 0, insert: 3 });
 
     // Another replica takes the next two slots: one failed insert, one count, one insert.
     const other = new SharedRateLimiter(store);
     for (let i = 0; i < 2; i++) expect((await other.consume('key:a', 5, T0 + 10)).allowed).toBe(true);
     expect((await mine.consume('key:a', 5, T0 + 20)).allowed).toBe(false);
-    expect(calls).toEqual({ count: 1, insert: 4 });
+    expect(calls).toMatchObject({ count: 1, insert: 4 });
 
     // Once its own claims reach the limit, a replica refuses without asking the store.
     const fresh = countingStore();
     const alone = new SharedRateLimiter(fresh.counting);
     for (let i = 0; i < 2; i++) expect((await alone.consume('key:b', 2, T0)).allowed).toBe(true);
     expect((await alone.consume('key:b', 2, T0 + 1)).allowed).toBe(false);
-    expect(fresh.calls).toEqual({ count: 0, insert: 2 });
+    expect(fresh.calls).toMatchObject({ count: 0, insert: 2 });
+  });
+
+  it("removes its own claims of earlier seconds by id, searching a key's slots only when it first sees the key", async () => {
+    const { store, counting, calls } = countingStore();
+    const limiter = new SharedRateLimiter(counting);
+    const slots = store.collection<{ id: string; second: number }>(RATE_LIMIT_SLOTS);
+    for (let second = 0; second < 5; second++) {
+      for (let i = 0; i < 3; i++) await limiter.consume('key:a', 10, T0 + second * 1000 + i);
+      await vi.waitFor(async () => expect(await slots.find({})).toHaveLength(3));
+    }
+    // The first second's claim searched (there was nothing yet); the next four removed three ids each.
+    expect(calls).toMatchObject({ search: 1, delete: 12, insert: 15, count: 0 });
+  });
+
+  it('finds the slots another replica took above its own within a minute', async () => {
+    const store = new MemoryProjectionStore();
+    const [mine, other] = [new SharedRateLimiter(store), new SharedRateLimiter(store)];
+    const slots = store.collection<{ id: string; second: number }>(RATE_LIMIT_SLOTS);
+    const s0 = Math.floor(T0 / 1000);
+    const idsLeft = async () => (await slots.find({})).map((s) => s.id).sort();
+    for (let i = 0; i < 2; i++) await mine.consume('key:a', 10, T0 + i);
+    await other.consume('key:a', 10, T0 + 5);
+    expect(await idsLeft()).toEqual([0, 1, 2].map((slot) => `key:a:${s0}:${slot}`));
+
+    // A second later this replica names its two claims; the other replica's slot stays for now.
+    await mine.consume('key:a', 10, T0 + 1000);
+    await vi.waitFor(async () => expect(await idsLeft()).toEqual([`key:a:${s0}:2`, `key:a:${s0 + 1}:0`]));
+    // A minute after its last search, it searches again and removes what it could not name.
+    await mine.consume('key:a', 10, T0 + 60_000);
+    await vi.waitFor(async () => expect(await idsLeft()).toEqual([`key:a:${s0 + 60}:0`]));
   });
 });

@@ -13,20 +13,36 @@ export const RATE_LIMIT_SLOTS = 'gateway_rate_limit_slots';
 /** Keys whose next slot a replica remembers before it forgets those of earlier seconds. */
 const REMEMBERED_KEYS = 10_000;
 
+/** Seconds between two searches for a key's slots of earlier seconds that this replica cannot name. */
+const SEARCH_EVERY_SECONDS = 60;
+
+interface Remembered {
+  second: number;
+  /** The slot after this replica's last claim in `second`: every slot below it is taken. */
+  slot: number;
+  /** When this replica last searched the key's slots of earlier seconds. */
+  searched: number;
+}
+
 /**
  * Requests per second per key, shared by every gateway replica through the projection store. Each
  * allowed request claims one of the `perSecond` slots of the current second by inserting a document
  * whose id names the slot: an insert of an existing id fails atomically on every MongoDB-wire server,
  * whereas a counter's `$inc` loses updates on FerretDB. Fixed one-second windows, so a burst that
- * straddles a boundary can reach twice the rate for a moment; the first claim of a second removes the
- * key's slots of earlier seconds, so a key keeps at most one second of slots.
+ * straddles a boundary can reach twice the rate for a moment.
  *
  * A replica claims slots in order and remembers, per key, the slot after its last claim in the current
  * second: unless another replica took it meanwhile, a request costs one insert. Only then does it count
- * the second's slots and go on from there. The removal of earlier seconds is not waited for.
+ * the second's slots and go on from there.
+ *
+ * The first claim of a second removes the key's slots of earlier seconds, not waited for. Slots are
+ * taken in order, so every slot below the one a replica remembers is taken, and their ids are known:
+ * they are removed by id. A search by key, which the server answers by scanning the collection, runs
+ * for a key the replica does not remember, and otherwise once a minute per key, for the slots it
+ * cannot name: those other replicas took above its remembered one, or in seconds it did not serve.
  */
 export class SharedRateLimiter implements RateLimiter {
-  private readonly next = new Map<string, { second: number; slot: number }>();
+  private readonly next = new Map<string, Remembered>();
 
   constructor(private readonly store: ProjectionStore) {}
 
@@ -43,7 +59,7 @@ export class SharedRateLimiter implements RateLimiter {
     // Slots are claimed in order, so every slot below the remembered one is taken.
     const first = remembered?.second === second ? remembered.slot : 0;
     if (first >= limit) return refused;
-    if (await this.claim(key, second, first)) return allowed;
+    if (await this.claim(key, second, first, remembered)) return allowed;
     const taken = (await this.slots.find({ key, second })).length;
     for (let slot = Math.max(taken, first + 1); slot < limit; slot++) {
       if (await this.claim(key, second, slot)) return allowed;
@@ -52,10 +68,10 @@ export class SharedRateLimiter implements RateLimiter {
     return refused;
   }
 
-  private async claim(key: string, second: number, slot: number): Promise<boolean> {
+  private async claim(key: string, second: number, slot: number, earlier?: Remembered): Promise<boolean> {
     if (!(await this.slots.insert({ id: `${key}:${second}:${slot}`, key, second }))) return false;
     this.remember(key, second, slot + 1);
-    if (slot === 0) void this.dropEarlierSeconds(key, second).catch(() => undefined);
+    if (slot === 0) void this.dropEarlierSeconds(key, second, earlier).catch(() => undefined);
     return true;
   }
 
@@ -63,11 +79,18 @@ export class SharedRateLimiter implements RateLimiter {
     if (this.next.size >= REMEMBERED_KEYS) {
       for (const [other, at] of this.next) if (at.second < second) this.next.delete(other);
     }
-    this.next.set(key, { second, slot });
+    this.next.set(key, { second, slot, searched: this.next.get(key)?.searched ?? second });
   }
 
-  private async dropEarlierSeconds(key: string, second: number): Promise<void> {
-    const earlier = (await this.slots.find({ key })).filter((doc) => doc.second < second);
-    await Promise.all(earlier.map((doc) => this.slots.delete(doc.id)));
+  private async dropEarlierSeconds(key: string, second: number, earlier?: Remembered): Promise<void> {
+    if (earlier && earlier.second < second && second - earlier.searched < SEARCH_EVERY_SECONDS) {
+      const ids = Array.from({ length: earlier.slot }, (_, slot) => `${key}:${earlier.second}:${slot}`);
+      await Promise.all(ids.map((id) => this.slots.delete(id)));
+      return;
+    }
+    const at = this.next.get(key);
+    if (at) at.searched = second;
+    const found = (await this.slots.find({ key })).filter((doc) => doc.second < second);
+    await Promise.all(found.map((doc) => this.slots.delete(doc.id)));
   }
 }
