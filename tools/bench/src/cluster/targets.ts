@@ -116,10 +116,16 @@ export async function startEmbedded(options: { dataDir?: string } = {}): Promise
   };
 }
 
-/** The five service processes on real Kafka, FerretDB and MinIO (`startLocalCluster`). */
-export async function startCluster(): Promise<Target> {
+/**
+ * The five service processes on real Kafka, FerretDB and MinIO (`startLocalCluster`), with the
+ * bench's settings and `env` on top.
+ */
+export async function startCluster(env: Record<string, string> = {}): Promise<Target> {
   const adminToken = randomBytes(24).toString('hex');
-  const cluster = await startLocalCluster({ env: benchEnv(adminToken), onProgress: () => undefined });
+  const cluster = await startLocalCluster({
+    env: { ...benchEnv(adminToken), ...env },
+    onProgress: () => undefined,
+  });
   return {
     mode: 'cluster',
     url: cluster.gatewayUrl,
