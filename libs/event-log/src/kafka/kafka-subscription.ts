@@ -47,11 +47,7 @@ interface Waiter {
 /** Where each fetched batch's high watermark goes, for consumer-lag metrics; silent while nobody listens. */
 const batchChannel = channel('thumbforge.event-log.kafka.batch');
 
-/**
- * Handled positions go to the group at most this often while the subscription runs: a live tail gets
- * one event per fetch, and committing after each cost the broker an append to its offsets topic per
- * event and group. A rebalance, a close or a handler stopped early commits at once.
- */
+/** Commits at the end of every fetched batch and, within a long batch, at least this often. */
 const COMMIT_INTERVAL_MS = 200;
 /** While a committing group waits for others' progress (caughtUp, waitFor), it polls the group's offsets. */
 const GROUP_POLL_MS = 500;
@@ -90,8 +86,6 @@ export class KafkaSubscription implements Subscription {
   private readonly sleeping = new Set<() => void>();
   /** Commits go out one after another, so a later position never lands before an earlier one. */
   private committing: Promise<void> = Promise.resolve();
-  /** The commit due once `COMMIT_INTERVAL_MS` has passed since the last. */
-  private commitTimer: NodeJS.Timeout | undefined;
   private pollTimer: NodeJS.Timeout | undefined;
   private closing = false;
   private closed: Promise<void> | undefined;
@@ -133,11 +127,6 @@ export class KafkaSubscription implements Subscription {
           }
         }
       });
-    }
-    if (this.commits) {
-      // The group still takes this generation's commits until the member has joined again, so the
-      // next owner of a partition starts after what was handled here.
-      this.consumer.on(this.consumer.events.REBALANCING, () => void this.commit());
     }
     const { onAssignment } = this.options;
     if (onAssignment) {
@@ -200,7 +189,6 @@ export class KafkaSubscription implements Subscription {
     for (const wake of this.sleeping) wake();
     for (const wake of this.slotWaiters.splice(0)) wake();
     clearInterval(this.pollTimer);
-    clearTimeout(this.commitTimer);
     try {
       await Promise.allSettled([...this.inflight]);
       if (this.commits) await this.commit();
@@ -246,7 +234,6 @@ export class KafkaSubscription implements Subscription {
         firstOffset: first.offset,
       });
     }
-    let finished = false;
     try {
       for (const message of batch.messages) {
         if (this.closing || !isRunning() || isStale()) break;
@@ -272,14 +259,10 @@ export class KafkaSubscription implements Subscription {
         if (this.commits && Date.now() - this.lastCommit >= COMMIT_INTERVAL_MS) await this.commit();
         await heartbeat();
       }
-      finished = !this.closing && isRunning() && !isStale();
     } finally {
       // Also when a heartbeat reports a rebalance: the group still accepts this generation's commits
       // until this member rejoins, so the next owner starts after what was handled here.
-      if (this.commits) {
-        if (finished) this.commitSoon();
-        else await this.commit();
-      }
+      if (this.commits) await this.commit();
     }
   }
 
@@ -365,7 +348,10 @@ export class KafkaSubscription implements Subscription {
     while (pending[0]?.done) handled = pending.shift()!.offset;
     if (handled === undefined) return;
     this.advance(key, topic, partition, handled + 1);
-    if (this.commits) this.commitSoon();
+    // Quiet again, or long enough since the last: the group learns the position now.
+    if (this.commits && (pending.length === 0 || Date.now() - this.lastCommit >= COMMIT_INTERVAL_MS)) {
+      void this.commit();
+    }
   }
 
   /** Runs the handler with retries; false when closing interrupted the retries (nothing committed). */
@@ -404,21 +390,8 @@ export class KafkaSubscription implements Subscription {
   }
 
   private commit(): Promise<void> {
-    clearTimeout(this.commitTimer);
-    this.commitTimer = undefined;
     this.committing = this.committing.then(() => this.commitNow());
     return this.committing;
-  }
-
-  /** Commits now if the last commit is `COMMIT_INTERVAL_MS` old, else when it will be. */
-  private commitSoon(): void {
-    if (this.commitTimer || this.closing) return;
-    const wait = COMMIT_INTERVAL_MS - (Date.now() - this.lastCommit);
-    if (wait <= 0) {
-      void this.commit();
-      return;
-    }
-    this.commitTimer = setTimeout(() => void this.commit(), wait);
   }
 
   private async commitNow(): Promise<void> {
