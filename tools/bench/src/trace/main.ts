@@ -3,7 +3,7 @@ import { KeyRing, sequentialSync } from '../cluster/latency.js';
 import { countOptions, loadNote } from '../cluster/counts.js';
 import { terminalProgress } from '../cluster/progress.js';
 import type { LatencySummary } from '../cluster/stats.js';
-import { startSpanCollector, type CollectedSpan } from './collector.js';
+import { startSpanCollector } from './collector.js';
 import { requestTimeline } from './timeline.js';
 
 const { requests, warmup } = countOptions('bench:trace', { requests: 60, warmup: 10 });
@@ -32,19 +32,13 @@ async function run(
 
 const bare = await run('without telemetry', {});
 const collector = await startSpanCollector();
-let traced: Awaited<ReturnType<typeof run>>;
-let spans: CollectedSpan[];
-try {
-  traced = await run('with traces', {
-    OTEL_TRACES_EXPORTER: 'otlp',
-    OTEL_METRICS_EXPORTER: 'none',
-    OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
-    OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: collector.endpoint,
-  });
-  spans = collector.spans;
-} finally {
-  await collector.close();
-}
+const traced = await run('with traces', {
+  OTEL_TRACES_EXPORTER: 'otlp',
+  OTEL_METRICS_EXPORTER: 'none',
+  OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: collector.endpoint,
+}).finally(() => collector.close());
+const { spans } = collector;
 
 const ms = (n: number) => n.toFixed(1).padStart(7);
 const steps = requestTimeline(spans, ROOT, traced.fromMs);

@@ -1,5 +1,5 @@
 import type { CollectedSpan } from './collector.js';
-import { percentile } from '../cluster/stats.js';
+import { summarize } from '../cluster/stats.js';
 
 /** A span that most requests have, as the median request sees it. */
 export interface TimelineStep {
@@ -11,12 +11,6 @@ export interface TimelineStep {
   /** Requests that had it. */
   requests: number;
 }
-
-const median = (values: number[]) =>
-  percentile(
-    [...values].sort((a, b) => a - b),
-    50,
-  );
 
 /**
  * Where a request's time goes: the spans of every trace whose root is `rootName` (the gateway's server
@@ -58,8 +52,8 @@ export function requestTimeline(
     .filter(([, step]) => step.starts.length * 2 >= requests)
     .map(([key, step]) => ({
       step: key.endsWith(' #1') && !steps.has(key.replace(/#1$/, '#2')) ? key.slice(0, -3) : key,
-      startMs: median(step.starts),
-      durationMs: median(step.durations),
+      startMs: summarize(step.starts).p50,
+      durationMs: summarize(step.durations).p50,
       requests: step.starts.length,
     }))
     .sort((a, b) => a.startMs - b.startMs || a.step.localeCompare(b.step));
