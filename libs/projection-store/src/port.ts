@@ -52,6 +52,12 @@ export interface ProjectionCollection<T extends Document> {
    * its lease wrote it) makes the update read it and retry, as a stale cached version does.
    */
   expectNew?(id: string): void;
+  /**
+   * Drops what a store that caches its own writes remembers of one document: the next `get` asks the
+   * server. For a writer that finds another writer (one frozen past its lease, or the next holder)
+   * applied a fact first: what this process read of the fact's other documents may predate it.
+   */
+  forget?(id: string): void;
 }
 
 export type Positions = Record<string, number>;

@@ -90,18 +90,26 @@ class MongoCollection<T extends Document> implements ProjectionCollection<T> {
     if (this.ownWrites && !this.written.has(id)) this.keep(id, { doc: undefined, revision: undefined });
   }
 
+  forget(id: string): void {
+    this.written.delete(id);
+  }
+
   async get(id: string): Promise<T | undefined> {
     if (this.ownWrites) {
       const known = this.written.get(id);
       if (known) return known.doc;
     }
     const found = await this.native().findOne({ _id: id as never });
+    // A write of this id that ended while the read was on its way is newer than what the read
+    // found: kept instead, the read would hide it from every later `get` (a use case reading a
+    // document while the projection writes it).
+    const keep = this.ownWrites && !this.written.has(id);
     if (!found) {
-      if (this.ownWrites) this.keep(id, { doc: undefined, revision: undefined });
+      if (keep) this.keep(id, { doc: undefined, revision: undefined });
       return undefined;
     }
     const doc = this.decode(found);
-    if (this.ownWrites) this.keep(id, { doc: freezeDeep(doc), revision: revisionOf(found) });
+    if (keep) this.keep(id, { doc: freezeDeep(doc), revision: revisionOf(found) });
     return doc;
   }
 

@@ -213,6 +213,49 @@ describe('MongoProjectionStore on FerretDB', () => {
     });
   });
 
+  it('keeps a write that ends while a read of the same document is on its way, not the read', async () => {
+    await withAnotherWriter('read-race', async (mine) => {
+      mine.cacheOwnWrites?.(true);
+      const findOne = mongoose.mongo.Collection.prototype.findOne;
+      let answer = () => {};
+      const answered = new Promise<void>((resolve) => (answer = resolve));
+      const reads = vi
+        .spyOn(mongoose.mongo.Collection.prototype, 'findOne')
+        .mockImplementationOnce(async function (this: unknown, ...args: unknown[]) {
+          const found = await (findOne as (...a: unknown[]) => Promise<unknown>).apply(this, args);
+          await answered;
+          return found;
+        } as never);
+      try {
+        const reading = mine.get('job');
+        await vi.waitFor(() => expect(reads).toHaveBeenCalled());
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        await mine.put({ id: 'job', n: 1 });
+        answer();
+        // The read answers what it found; what it found is not what this process knows now.
+        expect(await reading).toBeUndefined();
+      } finally {
+        reads.mockRestore();
+      }
+      expect(await mine.get('job')).toEqual({ id: 'job', n: 1 });
+    });
+  });
+
+  it('forgets one document on request: its next read asks the server, the others still do not', async () => {
+    await withAnotherWriter('forget', async (mine, theirs) => {
+      mine.cacheOwnWrites?.(true);
+      expect(await mine.get('job')).toBeUndefined();
+      expect(await mine.get('other')).toBeUndefined();
+      // A writer frozen past its lease finds the next holder wrote the document meanwhile.
+      await theirs.put({ id: 'job', n: 1 });
+      await theirs.put({ id: 'other', n: 1 });
+      expect(await mine.get('job')).toBeUndefined();
+      mine.forget?.('job');
+      expect(await mine.get('job')).toEqual({ id: 'job', n: 1 });
+      expect(await mine.get('other')).toBeUndefined();
+    });
+  });
+
   it.each([
     { caching: true, reads: 0 },
     { caching: false, reads: 1 },
