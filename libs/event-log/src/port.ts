@@ -128,6 +128,8 @@ export interface EventLog {
   readBatches?(topic: string, options?: ReadOptions): AsyncIterable<StoredEvent[]>;
   /** Number of events in the topic now (the next offset), summed over partitions. */
   size(topic: string): Promise<number>;
+  /** The next offset of each partition of the topic now, by partition number. */
+  ends(topic: string): Promise<number[]>;
   /** Health: throws when the log cannot serve. */
   ping(): Promise<void>;
   close(): Promise<void>;

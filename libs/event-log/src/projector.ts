@@ -377,6 +377,23 @@ export abstract class Projection {
     return this.started().reached(event);
   }
 
+  /**
+   * Resolves once the projection has applied every event its topics held when called, whichever
+   * replica writes it: a fact appended before something this replica has seen is then in the store.
+   */
+  async reachedEnds(): Promise<void> {
+    await Promise.all(
+      this.topics.map(async (topic) => {
+        const ends = await this.log.ends(topic);
+        await Promise.all(
+          ends.map((end, partition) =>
+            end > 0 ? this.reached({ topic, partition, offset: end - 1 }) : undefined,
+          ),
+        );
+      }),
+    );
+  }
+
   /** Read-your-writes: waits until every given event is applied here. */
   async settle(events: StoredEvent[]): Promise<void> {
     for (const event of events) await this.reached(event);

@@ -6,6 +6,7 @@ import {
   allWritten,
   logPosition,
   positionKey,
+  Projection,
   putStamped,
   SAVE_DELAY_MS,
   stampedBefore,
@@ -88,6 +89,7 @@ describe('startProjector', () => {
       append: log.append.bind(log),
       read: log.read.bind(log),
       size: log.size.bind(log),
+      ends: log.ends.bind(log),
       ping: log.ping.bind(log),
       close: log.close.bind(log),
       subscribe: (options) => {
@@ -243,6 +245,42 @@ describe('startProjector', () => {
     expect(saves.map((s) => s.offset)).toEqual([...saves.map((s) => s.offset)].sort((x, y) => x - y));
     expect(await store.positions('p')).toEqual({ [positionKey('a')]: 20 });
     expect((await store.collection<TallyDoc>('tally').get('a'))!.offsets).toHaveLength(20);
+  });
+});
+
+describe('Projection.reachedEnds', () => {
+  it('resolves once every event its topics held when called is applied, and not before', async () => {
+    const dir = await tempDir();
+    const log = await openLog(dir);
+    let open = () => {};
+    const gate = new Promise<void>((resolve) => (open = resolve));
+    const applied: string[] = [];
+    class Gated extends Projection {
+      constructor() {
+        super(log, new MemoryProjectionStore(), 'gated', ['a', 'b']);
+      }
+      protected async apply(event: StoredEvent): Promise<void> {
+        await gate;
+        applied.push(`${event.topic}@${event.offset}`);
+      }
+    }
+    const projection = new Gated();
+    try {
+      await log.append('a', [testEvent(0), testEvent(1)]);
+      await log.append('b', [testEvent(0)]);
+      await projection.start();
+      let reached = false;
+      const pending = projection.reachedEnds().then(() => (reached = true));
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(reached).toBe(false);
+      open();
+      await pending;
+      expect(applied.sort()).toEqual(['a@0', 'a@1', 'b@0']);
+    } finally {
+      await projection.close();
+      await log.close();
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });
 

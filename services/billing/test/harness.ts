@@ -26,8 +26,7 @@ export function billing<L extends EventLog = MemoryEventLog>(
   const openAccount = new OpenAccountUseCase(ledgers, clock);
   const changeAccount = new ChangeAccountUseCase(ledgers, clock, silentLogger);
   const reserveCredits = new ReserveCreditsUseCase(ledgers, clock, silentLogger);
-  // No wait for an unprojected reservation: the spec of the wait builds its own.
-  const settleCredits = new SettleCreditsUseCase(ledgers, clock, silentLogger, 0);
+  const settleCredits = new SettleCreditsUseCase(ledgers, clock, silentLogger);
   const consumer = new BillingConsumer(
     log,
     ledgers,

@@ -669,6 +669,10 @@ export class FileEventLog implements EventLog {
     return this.host.end(topic);
   }
 
+  async ends(topic: string): Promise<number[]> {
+    return [await this.size(topic)];
+  }
+
   async subscribe(options: SubscriptionOptions): Promise<Subscription> {
     this.assertOpen();
     const { group, from } = options;

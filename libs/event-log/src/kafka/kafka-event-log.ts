@@ -289,10 +289,15 @@ export class KafkaEventLog implements EventLog {
   }
 
   async size(topic: string): Promise<number> {
+    return (await this.ends(topic)).reduce((sum, end) => sum + end, 0);
+  }
+
+  async ends(topic: string): Promise<number[]> {
     this.assertOpen();
-    if ((await this.topics.existing(topic)) === undefined) return 0;
-    const offsets = await this.topicOffsets(topic);
-    return offsets.reduce((sum, p) => sum + Number(p.high), 0);
+    if ((await this.topics.existing(topic)) === undefined) return [];
+    const ends: number[] = [];
+    for (const { partition, high } of await this.topicOffsets(topic)) ends[partition] = Number(high);
+    return ends;
   }
 
   async ping(): Promise<void> {

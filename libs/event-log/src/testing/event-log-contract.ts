@@ -116,6 +116,7 @@ export function describeEventLogContract(
         stored.forEach((e, i) => expect(e).toMatchObject(events[i]));
         expect(offsetsOf(await appendN(topic, 2, 3))).toEqual([3, 4]);
         expect(await log.size(topic)).toBe(5);
+        expect(await log.ends(topic)).toEqual([5]);
       });
 
       it('appends to a named partition, refuses one the topic does not have, and keeps owner epochs', async () => {

@@ -154,6 +154,10 @@ export class MemoryEventLog implements EventLog {
     return this.entries(topic).length;
   }
 
+  async ends(topic: string): Promise<number[]> {
+    return [this.entries(topic).length];
+  }
+
   async ping(): Promise<void> {}
   async close(): Promise<void> {
     this.closed = true;

@@ -197,6 +197,9 @@ describe('KafkaEventLog on a real broker', () => {
     }
     expect(all).toHaveLength(31);
     expect(await log.size(topic)).toBe(31);
+    expect(await log.ends(topic)).toEqual(
+      [0, 1, 2, 3].map((partition) => all.filter((e) => e.partition === partition).length),
+    );
     for (const agg of aggregates) {
       const mine = all.filter((e) => e.aggregateId === agg && (e.payload as { n: number }).n !== 99);
       expect(new Set(mine.map((e) => e.partition))).toEqual(new Set([partitionOf(topic, agg, 4)]));

@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ACCOUNT, billing, jobSpec, withAccount, type Billing } from '../../test/harness.js';
 import { silentLogger } from '../../test/fakes.js';
 import { ReserveCreditsUseCase } from '../reserve-credits/reserve-credits.usecase.js';
-import { EPOCH_COLLECTION, LedgerProjection } from './ledger-projection.js';
+import { EPOCH_COLLECTION, JOB_BILLING_COLLECTION, LedgerProjection } from './ledger-projection.js';
 
 const running: LedgerProjection[] = [];
 
@@ -54,6 +54,34 @@ describe('LedgerProjection', () => {
       reserved: 20,
       reservations: { [fresh.jobId]: 10, [later.jobId]: 10 },
     });
+  });
+
+  it('forgets its cached job documents for a fact another writer applied first', async () => {
+    const b = billing();
+    running.push(b.ledgers);
+    await withAccount(b, 'creator');
+    const job = jobSpec();
+    await b.reserveCredits.execute({ commandId: 'evt_req', accountId: ACCOUNT, job });
+    // A second writer over the same documents, from the start of the log: every fact is folded already.
+    const forget = vi.fn();
+    let resumed = false;
+    const store = new Proxy(b.store, {
+      get: (target, property) =>
+        property === 'positions' && !resumed
+          ? async () => ((resumed = true), {})
+          : property === 'collection'
+            ? (name: string) => {
+                const collection = target.collection(name);
+                return name === JOB_BILLING_COLLECTION ? Object.assign(collection, { forget }) : collection;
+              }
+            : Reflect.get(target, property),
+    });
+    const late = new LedgerProjection(b.log, store);
+    running.push(late);
+    await late.start();
+    await late.reachedEnds();
+    expect(forget).toHaveBeenCalledWith(job.jobId);
+    expect(await late.jobBilling(job.jobId)).toBe('reserved');
   });
 
   it('tells the epoch after its own decision from its fold on the writer, and from the store elsewhere', async () => {

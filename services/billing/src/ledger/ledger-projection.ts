@@ -151,7 +151,12 @@ export class LedgerProjection extends Projection {
         next: change && change.ledger !== ledger ? { ...change.ledger, id: accountId } : doc,
       };
     };
-    if (hasFolded(current, event)) return;
+    if (hasFolded(current, event)) {
+      // Another writer applied the fact, the job's document first: the version read above may be
+      // from before it, and would stay this replica's answer (`jobBilling`) while its cache is on.
+      if (jobId !== undefined) this.jobs.forget?.(jobId);
+      return;
+    }
     const change = changeOf(current).change?.job;
     // The job first, the ledger last: the ledger's positions then say the whole fact is applied.
     if (change)

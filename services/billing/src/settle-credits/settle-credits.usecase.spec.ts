@@ -1,7 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
-import { silentLogger } from '../../test/fakes.js';
 import { ACCOUNT, billing, facts, jobSpec, withAccount } from '../../test/harness.js';
-import { ReservationNotYetKnownError, SettleCreditsUseCase } from './settle-credits.usecase.js';
+import { ReservationNotYetKnownError } from './settle-credits.usecase.js';
 
 async function reserved(cost = 12) {
   const b = billing();
@@ -111,8 +110,9 @@ describe('SettleCreditsUseCase', () => {
     ).toEqual([]);
   });
 
-  it('a job whose reservation is not projected yet is retried, not dropped', async () => {
+  it('an outcome whose reservation is not on the log fails once the ledger holds the whole log, so the log retries it', async () => {
     const { b } = await reserved();
+    const reachedEnds = vi.spyOn(b.ledgers, 'reachedEnds');
     await expect(
       b.settleCredits.execute({
         commandId: 'evt_r',
@@ -121,70 +121,71 @@ describe('SettleCreditsUseCase', () => {
         outcome: 'captured',
       }),
     ).rejects.toBeInstanceOf(ReservationNotYetKnownError);
+    expect(reachedEnds).toHaveBeenCalledTimes(1);
+    expect(await b.ledgers.ledger(ACCOUNT)).toMatchObject({ used: 0, reserved: 12 });
   });
 
-  it("a job whose billing is projected and whose ledger is not yet (between the projection's two writes) is retried", async () => {
+  it("settles a job whose billing is projected and whose ledger is not yet (between the projection's two writes)", async () => {
     const b = billing();
     await withAccount(b, 'free');
     const unreserved = await b.ledgers.ledger(ACCOUNT);
     const job = jobSpec({ cost: 12 });
     await b.reserveCredits.execute({ commandId: 'evt_req', accountId: ACCOUNT, job });
-    vi.spyOn(b.ledgers, 'ledger').mockResolvedValueOnce(unreserved);
-    const outcome = {
+    const ledger = vi.spyOn(b.ledgers, 'ledger').mockResolvedValueOnce(unreserved);
+    const written = await b.settleCredits.execute({
       commandId: 'evt_render',
       accountId: ACCOUNT,
       jobId: job.jobId,
       outcome: 'captured',
-    } as const;
-    await expect(b.settleCredits.execute(outcome)).rejects.toBeInstanceOf(ReservationNotYetKnownError);
-    // Retried once the ledger holds the reservation, the outcome captures it.
-    expect(await b.settleCredits.execute(outcome)).toHaveLength(1);
+    });
+    expect(written.map((e) => e.type)).toEqual(['billing.credits-captured']);
+    expect(ledger).toHaveBeenCalledTimes(2);
     expect(await b.ledgers.ledger(ACCOUNT)).toMatchObject({ used: 12, reserved: 0 });
   });
 
-  describe('waiting for a reservation this replica has not projected yet', () => {
-    const waiting = (b: ReturnType<typeof billing>, waitMs: number) =>
-      new SettleCreditsUseCase(b.ledgers, b.clock, silentLogger, waitMs);
+  describe('an outcome that reaches this replica before its reservation does', () => {
+    /** This replica's ledger behind the log until `catchUp` runs: lookups miss, `reachedEnds` waits. */
+    function lagging(b: ReturnType<typeof billing>) {
+      let caughtUp = false;
+      let catchUp: () => void = () => undefined;
+      const reachedEnds = vi.spyOn(b.ledgers, 'reachedEnds').mockImplementation(
+        () =>
+          new Promise<void>((resolve) => {
+            catchUp = () => {
+              caughtUp = true;
+              resolve();
+            };
+          }),
+      );
+      const jobBilling = b.ledgers.jobBilling.bind(b.ledgers);
+      vi.spyOn(b.ledgers, 'jobBilling').mockImplementation(async (jobId) =>
+        caughtUp ? jobBilling(jobId) : undefined,
+      );
+      return { reachedEnds, catchUp: () => catchUp() };
+    }
 
-    it('looks again until the projection holds it, then settles', async () => {
+    it('waits as long as the ledger takes to hold the whole log, then settles, spending no delivery', async () => {
       const { b, job } = await reserved();
-      const jobBilling = vi
-        .spyOn(b.ledgers, 'jobBilling')
-        .mockResolvedValueOnce(undefined)
-        .mockResolvedValueOnce(undefined);
-      const written = await waiting(b, 5_000).execute({
-        commandId: 'evt_render',
-        accountId: ACCOUNT,
-        jobId: job.jobId,
-        outcome: 'captured',
-      });
-      expect(written.map((e) => e.type)).toEqual(['billing.credits-captured']);
-      expect(jobBilling).toHaveBeenCalledTimes(3);
+      const ledger = lagging(b);
+      let settled = false;
+      const pending = b.settleCredits
+        .execute({ commandId: 'evt_render', accountId: ACCOUNT, jobId: job.jobId, outcome: 'captured' })
+        .finally(() => (settled = true));
+      // Far past the old per-delivery wait's first looks: still waiting, nothing failed.
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(settled).toBe(false);
+      expect(ledger.reachedEnds).toHaveBeenCalledTimes(1);
+      ledger.catchUp();
+      expect((await pending).map((e) => e.type)).toEqual(['billing.credits-captured']);
       expect(await b.ledgers.ledger(ACCOUNT)).toMatchObject({ used: 12, reserved: 0 });
     });
 
-    it('fails once its wait is over, so the log retries the outcome', async () => {
-      const { b } = await reserved();
-      const jobBilling = vi.spyOn(b.ledgers, 'jobBilling');
-      await expect(
-        waiting(b, 120).execute({
-          commandId: 'evt_r',
-          accountId: ACCOUNT,
-          jobId: 'job_unseen',
-          outcome: 'released',
-        }),
-      ).rejects.toBeInstanceOf(ReservationNotYetKnownError);
-      // 25, 50, then what is left of the 120 ms: looked at more than once, not spun.
-      expect(jobBilling.mock.calls.length).toBeGreaterThanOrEqual(3);
-      expect(jobBilling.mock.calls.length).toBeLessThanOrEqual(5);
-      expect(await b.ledgers.ledger(ACCOUNT)).toMatchObject({ used: 0, reserved: 12 });
-    });
-
     it('stops waiting when its signal fires (the replica stopping)', async () => {
-      const { b } = await reserved();
+      const { b, job } = await reserved();
+      lagging(b);
       const stopping = new AbortController();
-      const pending = waiting(b, 60_000).execute(
-        { commandId: 'evt_r', accountId: ACCOUNT, jobId: 'job_unseen', outcome: 'captured' },
+      const pending = b.settleCredits.execute(
+        { commandId: 'evt_r', accountId: ACCOUNT, jobId: job.jobId, outcome: 'captured' },
         stopping.signal,
       );
       setTimeout(() => stopping.abort(), 30);
@@ -193,20 +194,22 @@ describe('SettleCreditsUseCase', () => {
     });
 
     it("does not hold the account's lock while it waits", async () => {
-      const { b } = await reserved();
+      const { b, job } = await reserved();
+      const ledger = lagging(b);
       const order: string[] = [];
-      const pending = waiting(b, 300)
-        .execute({ commandId: 'evt_r', accountId: ACCOUNT, jobId: 'job_unseen', outcome: 'captured' })
-        .catch((error: unknown) => order.push((error as Error).name));
+      const pending = b.settleCredits
+        .execute({ commandId: 'evt_r', accountId: ACCOUNT, jobId: job.jobId, outcome: 'captured' })
+        .then(() => order.push('settled'));
       await b.reserveCredits.execute({
         commandId: 'evt_req2',
         accountId: ACCOUNT,
         job: jobSpec({ cost: 3 }),
       });
       order.push('reserved');
+      ledger.catchUp();
       await pending;
-      expect(order).toEqual(['reserved', 'ReservationNotYetKnownError']);
-      expect(await b.ledgers.ledger(ACCOUNT)).toMatchObject({ reserved: 15 });
+      expect(order).toEqual(['reserved', 'settled']);
+      expect(await b.ledgers.ledger(ACCOUNT)).toMatchObject({ used: 12, reserved: 3 });
     });
   });
 });

@@ -1,5 +1,4 @@
-import { setTimeout as sleep } from 'node:timers/promises';
-import { Inject, Injectable, Optional } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { isEvent, type StoredEvent } from '@thumbforge/contracts';
 import { decideSettlement } from '@thumbforge/domain';
 import { CLOCK, LOGGER, type Clock, type Logger } from '@thumbforge/platform';
@@ -17,21 +16,12 @@ export interface SettleCreditsCommand {
 }
 
 /**
- * How long an outcome waits, per delivery, for its reservation to reach this replica's projection
- * before it fails and the log retries it (5 deliveries, then the dead-letter topic). The ledger's
- * writer can be frozen past the group's 6 s session timeout in a rebalance, and the next writer then
- * resumes from saved positions: a wait this long outlasts that, where the log's own retries (1.5 s in
- * all) did not.
+ * A job's reservation is not on the log even once the ledger holds all of it: the log retries the
+ * outcome, then dead-letters it.
  */
-export const RESERVATION_WAIT_MS = Symbol.for('thumbforge.billing.ReservationWaitMs');
-const DEFAULT_RESERVATION_WAIT_MS = 15_000;
-const FIRST_LOOK_MS = 25;
-const LAST_LOOK_MS = 1_000;
-
-/** A job's reservation is still unknown to this replica's projection; the log retries the event. */
 export class ReservationNotYetKnownError extends Error {
   constructor(accountId: string, jobId: string) {
-    super(`no reservation of job ${jobId} is known for account ${accountId} yet`);
+    super(`no reservation of job ${jobId} is on the log for account ${accountId} yet`);
     this.name = 'ReservationNotYetKnownError';
   }
 }
@@ -46,26 +36,24 @@ export class SettleCreditsUseCase {
     private readonly ledgers: LedgerProjection,
     @Inject(CLOCK) private readonly clock: Clock,
     @Inject(LOGGER) private readonly logger: Logger,
-    @Optional()
-    @Inject(RESERVATION_WAIT_MS)
-    private readonly reservationWaitMs: number = DEFAULT_RESERVATION_WAIT_MS,
   ) {}
 
   /**
-   * Settles, looking again (25 ms, doubling to 1 s) while the reservation is not projected yet. A
-   * fired `signal` (the replica stopping) ends the wait at once, so the outcome is left to the next
-   * owner of its partition instead of holding up the shutdown.
+   * Settles, or, when this replica's ledger does not hold the job's reservation yet, waits until the
+   * ledger holds everything on the billing log now and settles then. Rendering starts only from an
+   * admitted reservation, so the reservation of any outcome is on the log before the outcome: the wait
+   * ends however long the ledger's writer takes (a rebalance can hand it on several times), and no
+   * delivery of the outcome is spent on it. A fired `signal` (the replica stopping) ends the wait, so
+   * the outcome goes to the next owner of its partition instead of holding up the shutdown.
    */
   async execute(command: SettleCreditsCommand, signal?: AbortSignal): Promise<StoredEvent[]> {
-    const deadline = performance.now() + this.reservationWaitMs;
-    for (let look = FIRST_LOOK_MS; ; look = Math.min(look * 2, LAST_LOOK_MS)) {
-      const settled = await this.settle(command);
-      if (settled) return settled;
-      const left = deadline - performance.now();
-      if (left <= 0) throw new ReservationNotYetKnownError(command.accountId, command.jobId);
-      // Outside the account's lock: its reservations and other outcomes go on meanwhile.
-      await sleep(Math.min(look, left), undefined, { signal });
-    }
+    const settled = await this.settle(command);
+    if (settled) return settled;
+    // Outside the account's lock: its reservations and other outcomes go on meanwhile.
+    await untilAborted(this.ledgers.reachedEnds(), signal);
+    const late = await this.settle(command);
+    if (late) return late;
+    throw new ReservationNotYetKnownError(command.accountId, command.jobId);
   }
 
   /** The facts written, or undefined when the job's reservation is not projected here yet. */
@@ -104,4 +92,18 @@ export class SettleCreditsUseCase {
       return stored;
     });
   }
+}
+
+/** `work`, or the signal's reason once it fires first. */
+function untilAborted<T>(work: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return work;
+  signal.throwIfAborted();
+  let stop: () => void = () => undefined;
+  const aborted = new Promise<never>((_, reject) => {
+    stop = () => reject(signal.reason as Error);
+    signal.addEventListener('abort', stop, { once: true });
+  });
+  // The work may still end later (a projection closing rejects its waits): nobody awaits it then.
+  work.catch(() => undefined);
+  return Promise.race([work, aborted]).finally(() => signal.removeEventListener('abort', stop));
 }

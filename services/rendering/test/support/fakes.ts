@@ -20,6 +20,9 @@ export class RecordingLog implements EventLog {
   async size(): Promise<number> {
     return this.appended.length;
   }
+  async ends(): Promise<number[]> {
+    return [this.appended.length];
+  }
   async ping(): Promise<void> {}
   async close(): Promise<void> {}
 }
