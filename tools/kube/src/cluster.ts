@@ -65,6 +65,14 @@ export async function startCluster(): Promise<RunningCluster> {
   };
 }
 
+/**
+ * Tears down what a killed earlier cluster left on the host (`tools/kube/reclaim`); nothing when no
+ * cluster is there, rejects when one is alive.
+ */
+export async function reclaimLeftCluster(): Promise<void> {
+  await mustRun(`${KUBE_DIR}reclaim`, [], { onStderr: progress });
+}
+
 /** Builds docker/Dockerfile with podman against the locally made base image; resolves with the image. */
 export async function buildImage(image = 'localhost/thumbforge:dev'): Promise<string> {
   const stdout = await mustRun(`${KUBE_DIR}scripts/build-image.sh`, [image], { onStderr: progress });

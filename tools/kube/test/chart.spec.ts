@@ -12,6 +12,7 @@ import {
   buildImage,
   prometheusImage,
   PROMETHEUS_MANIFEST,
+  reclaimLeftCluster,
   REPO,
   startCluster,
   type RunningCluster,
@@ -175,6 +176,9 @@ async function promQuery(expr: string): Promise<unknown[]> {
 
 beforeAll(async () => {
   const image = await timed('image build', () => buildImage());
+  // A cluster killed before it could stop (an earlier run cut short) is gone before the host is read:
+  // this run's own cluster must leave the host as the host was without one.
+  await reclaimLeftCluster();
   hostBefore = hostState();
   cluster = await timed('cluster up (provisioning included)', () => startCluster());
   infra = await timed('Kafka (SASL_SSL), FerretDB, MinIO on the node host', () =>
