@@ -1,4 +1,5 @@
 import { makeEvent, TOPICS } from '@thumbforge/contracts';
+import { asSecondWriter } from '@thumbforge/projection-store/testing';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ACCOUNT, billing, jobSpec, withAccount, type Billing } from '../../test/harness.js';
 import { silentLogger } from '../../test/fakes.js';
@@ -64,18 +65,7 @@ describe('LedgerProjection', () => {
     await b.reserveCredits.execute({ commandId: 'evt_req', accountId: ACCOUNT, job });
     // A second writer over the same documents, from the start of the log: every fact is folded already.
     const forget = vi.fn();
-    let resumed = false;
-    const store = new Proxy(b.store, {
-      get: (target, property) =>
-        property === 'positions' && !resumed
-          ? async () => ((resumed = true), {})
-          : property === 'collection'
-            ? (name: string) => {
-                const collection = target.collection(name);
-                return name === JOB_BILLING_COLLECTION ? Object.assign(collection, { forget }) : collection;
-              }
-            : Reflect.get(target, property),
-    });
+    const store = asSecondWriter(b.store, forget, [JOB_BILLING_COLLECTION]);
     const late = new LedgerProjection(b.log, store);
     running.push(late);
     await late.start();

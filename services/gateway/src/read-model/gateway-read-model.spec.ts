@@ -3,9 +3,10 @@ import { exampleJobSpec } from '@thumbforge/contracts/testing';
 import { decideOpenAccount, decideReservation, decideSettlement, foldLedger } from '@thumbforge/domain';
 import { MemoryEventLog } from '@thumbforge/event-log/testing';
 import { ReadinessRegistry } from '@thumbforge/platform';
-import { MemoryProjectionStore } from '@thumbforge/projection-store';
-import { afterEach, describe, expect, it } from 'vitest';
-import { GatewayReadModel } from './gateway-read-model.js';
+import { MemoryProjectionStore, type ProjectionStore } from '@thumbforge/projection-store';
+import { asSecondWriter } from '@thumbforge/projection-store/testing';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { BILLED_JOBS, GatewayReadModel } from './gateway-read-model.js';
 
 const ACCOUNT = 'acc_1';
 const NOW = new Date('2026-04-10T12:00:00.000Z');
@@ -16,8 +17,11 @@ afterEach(async () => {
   for (const model of models.splice(0)) await model.beforeApplicationShutdown();
 });
 
-async function started(log: MemoryEventLog): Promise<GatewayReadModel> {
-  const model = new GatewayReadModel(log, new MemoryProjectionStore(), new ReadinessRegistry());
+async function started(
+  log: MemoryEventLog,
+  store: ProjectionStore = new MemoryProjectionStore(),
+): Promise<GatewayReadModel> {
+  const model = new GatewayReadModel(log, store, new ReadinessRegistry());
   models.push(model);
   await model.onApplicationBootstrap();
   return model;
@@ -57,5 +61,27 @@ describe("GatewayReadModel: billing's facts", () => {
       'captured',
     ]);
     expect(await model.billedJobBillings()).toEqual(new Map([[job.jobId, 'captured']]));
+  });
+
+  it('forgets its cached job billing for a fact another writer applied first', async () => {
+    const log = new MemoryEventLog();
+    const store = new MemoryProjectionStore();
+    const first = await started(log, store);
+    await append(
+      log,
+      decideOpenAccount(undefined, { accountId: ACCOUNT, plan: 'pro', apiAccess: true }, NOW),
+    );
+    const opened = foldLedger(log.events(TOPICS.billing))[ACCOUNT]!;
+    const [reserved] = await append(
+      log,
+      decideReservation(opened, undefined, { job }, NOW, { causationId: 'evt_cmd' }),
+    );
+    await first.reached(reserved!);
+    // A second writer over the same documents, from the start of the log: every fact is folded already.
+    const forget = vi.fn();
+    const second = await started(log, asSecondWriter(store, forget, [BILLED_JOBS]));
+    await second.reachedEnds();
+    expect(forget).toHaveBeenCalledWith(job.jobId);
+    expect(await second.billedJobBillings()).toEqual(new Map([[job.jobId, 'reserved']]));
   });
 });

@@ -67,7 +67,7 @@ const ACCOUNTS = 'gateway_accounts';
 const JOBS = 'gateway_jobs';
 const EPOCHS = 'gateway_epochs';
 const IDEMPOTENCY = 'gateway_idempotency_keys';
-const BILLED_JOBS = 'gateway_billed_jobs';
+export const BILLED_JOBS = 'gateway_billed_jobs';
 const LEDGER_PAGES = 'gateway_ledger_pages';
 
 /**
@@ -186,7 +186,12 @@ export class GatewayReadModel
       this.accounts.get(accountId),
     ]);
     const before = stampedBefore(job, event)?.billing;
-    if (hasFolded(account, event)) return;
+    if (hasFolded(account, event)) {
+      // Another writer applied the fact, the job's billing first: the version read above may be from
+      // before it, and a later fact of the job would fold onto it while this replica's cache is on.
+      if (jobId !== undefined) this.billedJobs.forget?.(jobId);
+      return;
+    }
     const change = applyBillingFact(account?.ledger ?? undefined, before, event);
     if (!change) return;
     const { entry } = change;
