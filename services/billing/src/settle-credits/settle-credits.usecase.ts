@@ -97,13 +97,14 @@ export class SettleCreditsUseCase {
 /** `work`, or the signal's reason once it fires first. */
 function untilAborted<T>(work: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
   if (!signal) return work;
+  // The work may still end after the signal (a projection closing rejects its waits): nobody awaits
+  // it then, including when the signal had fired before the call.
+  work.catch(() => undefined);
   signal.throwIfAborted();
   let stop: () => void = () => undefined;
   const aborted = new Promise<never>((_, reject) => {
     stop = () => reject(signal.reason as Error);
     signal.addEventListener('abort', stop, { once: true });
   });
-  // The work may still end later (a projection closing rejects its waits): nobody awaits it then.
-  work.catch(() => undefined);
   return Promise.race([work, aborted]).finally(() => signal.removeEventListener('abort', stop));
 }
