@@ -103,6 +103,12 @@ async function pods(component?: string, runningOnly = false): Promise<string[]> 
   return out.split(' ').filter(Boolean).sort();
 }
 
+/** Old pods linger while they terminate (and may still finish work); a rollout is over once they are gone. */
+async function untilGone(old: string[]): Promise<void> {
+  for (let i = 0; i < 120 && (await pods()).some((p) => old.includes(p)); i++) await delay(1000);
+  expect((await pods()).filter((p) => old.includes(p))).toEqual([]);
+}
+
 function helmValues(): string {
   const kafka = infra.kafka.saslSsl!;
   const file = join(work, 'run-values.yaml');
@@ -443,8 +449,7 @@ describe('helm/thumbforge on a real one-node cluster', () => {
           '15m',
         ]),
       );
-      // Old pods linger while they terminate; the rollout is over once only new ones remain.
-      for (let i = 0; i < 120 && (await pods()).some((p) => podsBefore.includes(p)); i++) await delay(1000);
+      await untilGone(podsBefore);
       polling = false;
       await poller;
       expect(failures).toEqual([]);
@@ -464,6 +469,7 @@ describe('helm/thumbforge on a real one-node cluster', () => {
   it(
     'rolls back to the first revision',
     async () => {
+      const podsBefore = await pods();
       await timed('helm rollback --wait', () =>
         cluster.helm(['rollback', RELEASE, '1', '-n', NAMESPACE, '--wait', '--timeout', '15m']),
       );
@@ -479,6 +485,8 @@ describe('helm/thumbforge on a real one-node cluster', () => {
       expect(level).toBe('info');
       const history = JSON.parse(await cluster.helm(['history', RELEASE, '-n', NAMESPACE, '-o', 'json']));
       expect(history.at(-1)).toMatchObject({ revision: 3, status: 'deployed', description: 'Rollback to 1' });
+      await untilGone(podsBefore);
+      expect(await pods('rendering')).toHaveLength(1);
       const response = await api('/v1/generate', {
         method: 'POST',
         key: apiKey,
