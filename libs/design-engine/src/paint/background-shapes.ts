@@ -9,26 +9,65 @@ export function crispLayer(s: Scene): string | null {
 /**
  * How much of the shapes shows at a pixel: a fifth over the title's box, rising to all of it over a
  * wide soft edge, so decoration recedes where the text may go and the text sits on calm ground.
+ * Asked row by row (`row`, then `at` for its columns): a background asks it for most of its pixels, and
+ * the rows and columns a whole pixel past the soft edge answer 1 without the distance's square root.
  */
-export function calmness(s: Scene): (x: number, y: number) => number {
-  const box = s.template.titleBox;
-  const feather = s.unit * 0.16;
-  const radius = s.unit * 0.08;
-  const keep = 0.2;
-  const cx = box.x + box.width / 2;
-  const cy = box.y + box.height / 2;
-  const hx = box.width / 2 - radius;
-  const hy = box.height / 2 - radius;
-  return (x, y) => {
-    const ax = Math.abs(x + 0.5 - cx) - hx;
-    const ay = Math.abs(y + 0.5 - cy) - hy;
-    const dx = ax > 0 ? ax : 0;
-    const dy = ay > 0 ? ay : 0;
-    const outside = (dx === 0 ? dy : dy === 0 ? dx : Math.sqrt(dx * dx + dy * dy)) - radius;
-    if (outside >= feather) return 1;
-    const t = outside <= 0 ? 0 : outside / feather;
-    return keep + (1 - keep) * t * t * (3 - 2 * t);
-  };
+export class Calmness {
+  private static readonly KEEP = 0.2;
+  private readonly feather: number;
+  private readonly radius: number;
+  private readonly cy: number;
+  private readonly hy: number;
+  /** Per column, how far it lies past the box's rounded corners' centres (0 within). */
+  private readonly dx: Float64Array;
+  /** Per column, whether every pixel of it shows all of the shapes. */
+  private readonly clear: Uint8Array;
+  private dy = 0;
+  private clearRow = false;
+
+  constructor(s: Scene, width: number) {
+    const box = s.template.titleBox;
+    this.feather = s.unit * 0.16;
+    this.radius = s.unit * 0.08;
+    this.cy = box.y + box.height / 2;
+    this.hy = box.height / 2 - this.radius;
+    const cx = box.x + box.width / 2;
+    const hx = box.width / 2 - this.radius;
+    this.dx = new Float64Array(width);
+    this.clear = new Uint8Array(width);
+    for (let x = 0; x < width; x++) {
+      const ax = Math.abs(x + 0.5 - cx) - hx;
+      this.dx[x] = ax > 0 ? ax : 0;
+      this.clear[x] = this.beyondEdge(this.dx[x]!) ? 1 : 0;
+    }
+  }
+
+  /** Moves to row `y`; false when the whole row shows all of the shapes (`at` answers 1). */
+  row(y: number): boolean {
+    const ay = Math.abs(y + 0.5 - this.cy) - this.hy;
+    this.dy = ay > 0 ? ay : 0;
+    this.clearRow = this.beyondEdge(this.dy);
+    return !this.clearRow;
+  }
+
+  /** The factor at column `x` of the current row. */
+  at(x: number): number {
+    if (this.clearRow || this.clear[x] === 1) return 1;
+    const dx = this.dx[x]!;
+    const dy = this.dy;
+    const outside = (dx === 0 ? dy : dy === 0 ? dx : Math.sqrt(dx * dx + dy * dy)) - this.radius;
+    if (outside >= this.feather) return 1;
+    const t = outside <= 0 ? 0 : outside / this.feather;
+    return Calmness.KEEP + (1 - Calmness.KEEP) * t * t * (3 - 2 * t);
+  }
+
+  /**
+   * Whether a distance along one axis puts a pixel past the soft edge whatever the other one is: with
+   * a pixel to spare, so the rounding of the square root in `at` cannot put it back inside.
+   */
+  private beyondEdge(d: number): boolean {
+    return d - this.radius - this.feather >= 1;
+  }
 }
 
 function crispDecoration(s: Scene): string {

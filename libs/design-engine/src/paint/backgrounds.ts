@@ -1,6 +1,6 @@
 import sharp from 'sharp';
 import type { Design, WeightedColour } from '../layout/index.js';
-import { calmness, crispLayer } from './background-shapes.js';
+import { Calmness, crispLayer } from './background-shapes.js';
 import { smoothLayer } from './background-smooth.js';
 import { sceneOf } from './background-scene.js';
 import { checkpoint, shared } from './abort.js';
@@ -81,34 +81,71 @@ async function drawBackground(
       : Promise.resolve(null),
   ]);
   checkpoint(signal);
-  // Every byte is written below, so a buffer a render or an evicted background gave back will do.
+  // Every byte is written, so a buffer a render or an evicted background gave back will do.
   const out = canvasBuffers.take(W * H * 3);
-  const calm = calmness(scene);
-  const smoothRow = new Float32Array(small.width * 3);
-  const shapeRow = new Float32Array(half.width * 4);
-  const sx = sampling(W, small.width);
-  const hx = sampling(W, half.width);
-  for (let y = 0; y < H; y++) {
-    interpolateRow(smooth, small, 3, (y + 0.5) / SMOOTH_SCALE - 0.5, smoothRow, false);
-    if (shapes) interpolateRow(shapes, half, 4, (y + 0.5) / 2 - 0.5, shapeRow, true);
-    for (let x = 0; x < W; x++) {
-      const o = (y * W + x) * 3;
-      let i = sx.index[x]! * 3;
-      let w = sx.weight[x]!;
-      let r = smoothRow[i]! + (smoothRow[i + 3]! - smoothRow[i]!) * w;
-      let g = smoothRow[i + 1]! + (smoothRow[i + 4]! - smoothRow[i + 1]!) * w;
-      let b = smoothRow[i + 2]! + (smoothRow[i + 5]! - smoothRow[i + 2]!) * w;
+  enlargeLayers(
+    out,
+    design.canvas,
+    { pixels: smooth, ...small },
+    shapes && { pixels: shapes, ...half },
+    new Calmness(scene, W),
+  );
+  return out;
+}
+
+interface Layer {
+  pixels: Buffer;
+  width: number;
+  height: number;
+}
+
+/**
+ * Writes the background into `out`: the smooth layer enlarged, the shapes (premultiplied) enlarged and
+ * laid over it, weakened near the title by `calm`. A function of its own, not part of the async one
+ * above: the loop over every pixel then runs as optimised code from its first call.
+ */
+function enlargeLayers(
+  out: Buffer,
+  { width: W, height: H }: { width: number; height: number },
+  smooth: Layer,
+  shapes: Layer | null,
+  calm: Calmness,
+): void {
+  const smoothRow = new Float32Array(smooth.width * 3);
+  const shapeRow = new Float32Array((shapes?.width ?? 0) * 4);
+  // Typed arrays in locals, neighbours read once: the loop runs for every pixel of a drawn background.
+  const { index: smoothAt, weight: smoothWeight } = sampling(W, smooth.width);
+  const { index: shapeAt, weight: shapeWeight } = sampling(W, shapes?.width ?? 1);
+  for (let y = 0, o = 0; y < H; y++) {
+    interpolateRow(smooth, (y + 0.5) / SMOOTH_SCALE - 0.5, smoothRow);
+    if (shapes) {
+      interpolatePremultipliedRow(shapes, (y + 0.5) / 2 - 0.5, shapeRow);
+      calm.row(y);
+    }
+    for (let x = 0; x < W; x++, o += 3) {
+      let i = smoothAt[x]! * 3;
+      let w = smoothWeight[x]!;
+      const r0 = smoothRow[i]!;
+      const g0 = smoothRow[i + 1]!;
+      const b0 = smoothRow[i + 2]!;
+      let r = r0 + (smoothRow[i + 3]! - r0) * w;
+      let g = g0 + (smoothRow[i + 4]! - g0) * w;
+      let b = b0 + (smoothRow[i + 5]! - b0) * w;
       if (shapes) {
-        i = hx.index[x]! * 4;
-        w = hx.weight[x]!;
+        i = shapeAt[x]! * 4;
+        w = shapeWeight[x]!;
         // Premultiplied, so transparent neighbours do not darken the shapes' edges.
-        const alpha = shapeRow[i + 3]! + (shapeRow[i + 7]! - shapeRow[i + 3]!) * w;
+        const alpha0 = shapeRow[i + 3]!;
+        const alpha = alpha0 + (shapeRow[i + 7]! - alpha0) * w;
         if (alpha > 0.5) {
-          const c = calm(x, y);
+          const c = calm.at(x);
           const a = (alpha / 255) * c;
-          r += (shapeRow[i]! + (shapeRow[i + 4]! - shapeRow[i]!) * w) * c - r * a;
-          g += (shapeRow[i + 1]! + (shapeRow[i + 5]! - shapeRow[i + 1]!) * w) * c - g * a;
-          b += (shapeRow[i + 2]! + (shapeRow[i + 6]! - shapeRow[i + 2]!) * w) * c - b * a;
+          const sr = shapeRow[i]!;
+          const sg = shapeRow[i + 1]!;
+          const sb = shapeRow[i + 2]!;
+          r += (sr + (shapeRow[i + 4]! - sr) * w) * c - r * a;
+          g += (sg + (shapeRow[i + 5]! - sg) * w) * c - g * a;
+          b += (sb + (shapeRow[i + 6]! - sb) * w) * c - b * a;
         }
       }
       out[o] = r + 0.5;
@@ -116,7 +153,6 @@ async function drawBackground(
       out[o + 2] = b + 0.5;
     }
   }
-  return out;
 }
 
 /** For each output column, the source column to its left and the weight of the one to its right. */
@@ -133,34 +169,39 @@ function sampling(size: number, source: number): { index: Int32Array; weight: Fl
   return { index, weight };
 }
 
-/** One source row, interpolated between the two rows around `fy` (premultiplied when asked). */
-function interpolateRow(
-  pixels: Buffer,
-  size: { width: number; height: number },
-  channels: 3 | 4,
-  fy: number,
-  row: Float32Array,
-  premultiply: boolean,
-): void {
-  const f = Math.max(0, Math.min(size.height - 1, fy));
+/** Where output row `fy` falls between two rows of a layer `size` high: the upper one and the lower's weight. */
+function rowsAround(height: number, fy: number): { y0: number; y1: number; t: number } {
+  const f = Math.max(0, Math.min(height - 1, fy));
   const y0 = Math.floor(f);
-  const y1 = Math.min(size.height - 1, y0 + 1);
-  const t = f - y0;
-  const a = y0 * size.width * channels;
-  const b = y1 * size.width * channels;
-  for (let x = 0; x < size.width; x++) {
-    const o = x * channels;
-    if (premultiply) {
-      const alphaTop = pixels[a + o + 3]!;
-      const alphaBottom = pixels[b + o + 3]!;
-      for (let c = 0; c < 3; c++) {
-        row[o + c] = pixels[a + o + c]! * alphaTop * (1 - t) + pixels[b + o + c]! * alphaBottom * t;
-      }
-      row[o + 3] = alphaTop * (1 - t) + alphaBottom * t;
-      for (let c = 0; c < 3; c++) row[o + c] = row[o + c]! / 255;
-    } else {
-      for (let c = 0; c < channels; c++) row[o + c] = pixels[a + o + c]! * (1 - t) + pixels[b + o + c]! * t;
-    }
+  return { y0, y1: Math.min(height - 1, y0 + 1), t: f - y0 };
+}
+
+/** One row of an RGB layer, interpolated between the two rows around `fy`. */
+function interpolateRow(size: Layer, fy: number, row: Float32Array): void {
+  const { pixels } = size;
+  const { y0, y1, t } = rowsAround(size.height, fy);
+  const u = 1 - t;
+  const a = y0 * size.width * 3;
+  const b = y1 * size.width * 3;
+  for (let o = 0; o < size.width * 3; o++) row[o] = pixels[a + o]! * u + pixels[b + o]! * t;
+}
+
+/** One row of an RGBA layer, premultiplied (colours to 0–1 of their alpha), between the rows around `fy`. */
+function interpolatePremultipliedRow(size: Layer, fy: number, row: Float32Array): void {
+  const { pixels } = size;
+  const { y0, y1, t } = rowsAround(size.height, fy);
+  const u = 1 - t;
+  const a = y0 * size.width * 4;
+  const b = y1 * size.width * 4;
+  for (let o = 0; o < size.width * 4; o += 4) {
+    const alphaTop = pixels[a + o + 3]!;
+    const alphaBottom = pixels[b + o + 3]!;
+    // Rounded to single precision before the division, as a row of the layer is stored, so that a
+    // background's bytes do not depend on how this loop is written.
+    row[o] = Math.fround(pixels[a + o]! * alphaTop * u + pixels[b + o]! * alphaBottom * t) / 255;
+    row[o + 1] = Math.fround(pixels[a + o + 1]! * alphaTop * u + pixels[b + o + 1]! * alphaBottom * t) / 255;
+    row[o + 2] = Math.fround(pixels[a + o + 2]! * alphaTop * u + pixels[b + o + 2]! * alphaBottom * t) / 255;
+    row[o + 3] = alphaTop * u + alphaBottom * t;
   }
 }
 
