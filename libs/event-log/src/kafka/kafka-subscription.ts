@@ -47,8 +47,27 @@ interface Waiter {
 /** Where each fetched batch's high watermark goes, for consumer-lag metrics; silent while nobody listens. */
 const batchChannel = channel('thumbforge.event-log.kafka.batch');
 
-/** Commits at the end of every fetched batch and, within a long batch, at least this often. */
+/**
+ * Handled positions go to the group at most this often while the subscription runs. A consumer that
+ * keeps up gets one event per fetch, and a commit after each cost the broker an append to its offsets
+ * topic per event and group, ahead of the member's next fetch on the same connection. A handler cut
+ * short and a close commit at once; a rebalance does not (a commit then is refused and retried for
+ * seconds, and a close would queue behind it): the partition's next owner may handle again what the
+ * last interval handled here.
+ */
 const COMMIT_INTERVAL_MS = 200;
+/** How long a close waits for the group to take its last positions before it leaves the group anyway. */
+const CLOSE_COMMIT_MS = 5_000;
+
+/** Resolves when `work` settles or after `ms`, whichever comes first; never rejects. */
+async function settledWithin(work: Promise<unknown>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([
+    work.catch(() => undefined),
+    new Promise<void>((resolve) => (timer = setTimeout(resolve, ms))),
+  ]);
+  clearTimeout(timer);
+}
 /** While a committing group waits for others' progress (caughtUp, waitFor), it polls the group's offsets. */
 const GROUP_POLL_MS = 500;
 
@@ -86,6 +105,8 @@ export class KafkaSubscription implements Subscription {
   private readonly sleeping = new Set<() => void>();
   /** Commits go out one after another, so a later position never lands before an earlier one. */
   private committing: Promise<void> = Promise.resolve();
+  /** The commit due once `COMMIT_INTERVAL_MS` has passed since the last. */
+  private commitTimer: NodeJS.Timeout | undefined;
   private pollTimer: NodeJS.Timeout | undefined;
   private closing = false;
   private closed: Promise<void> | undefined;
@@ -189,9 +210,10 @@ export class KafkaSubscription implements Subscription {
     for (const wake of this.sleeping) wake();
     for (const wake of this.slotWaiters.splice(0)) wake();
     clearInterval(this.pollTimer);
+    clearTimeout(this.commitTimer);
     try {
       await Promise.allSettled([...this.inflight]);
-      if (this.commits) await this.commit();
+      if (this.commits) await settledWithin(this.commit(), CLOSE_COMMIT_MS);
       await this.consumer.disconnect();
     } finally {
       const closed = new SubscriptionClosedError(this.options.group);
@@ -234,6 +256,7 @@ export class KafkaSubscription implements Subscription {
         firstOffset: first.offset,
       });
     }
+    let finished = false;
     try {
       for (const message of batch.messages) {
         if (this.closing || !isRunning() || isStale()) break;
@@ -259,10 +282,14 @@ export class KafkaSubscription implements Subscription {
         if (this.commits && Date.now() - this.lastCommit >= COMMIT_INTERVAL_MS) await this.commit();
         await heartbeat();
       }
+      finished = !this.closing && isRunning() && !isStale();
     } finally {
-      // Also when a heartbeat reports a rebalance: the group still accepts this generation's commits
-      // until this member rejoins, so the next owner starts after what was handled here.
-      if (this.commits) await this.commit();
+      // Cut short (a close, or a heartbeat that found a rebalance): the group still accepts this
+      // generation's commits until this member rejoins, so the next owner starts after what was handled.
+      if (this.commits) {
+        if (finished) this.commitSoon();
+        else await this.commit();
+      }
     }
   }
 
@@ -348,10 +375,7 @@ export class KafkaSubscription implements Subscription {
     while (pending[0]?.done) handled = pending.shift()!.offset;
     if (handled === undefined) return;
     this.advance(key, topic, partition, handled + 1);
-    // Quiet again, or long enough since the last: the group learns the position now.
-    if (this.commits && (pending.length === 0 || Date.now() - this.lastCommit >= COMMIT_INTERVAL_MS)) {
-      void this.commit();
-    }
+    if (this.commits) this.commitSoon();
   }
 
   /** Runs the handler with retries; false when closing interrupted the retries (nothing committed). */
@@ -390,8 +414,21 @@ export class KafkaSubscription implements Subscription {
   }
 
   private commit(): Promise<void> {
+    clearTimeout(this.commitTimer);
+    this.commitTimer = undefined;
     this.committing = this.committing.then(() => this.commitNow());
     return this.committing;
+  }
+
+  /** Commits now if the last commit is `COMMIT_INTERVAL_MS` old, else once it is. */
+  private commitSoon(): void {
+    if (this.commitTimer || this.closing) return;
+    const wait = COMMIT_INTERVAL_MS - (Date.now() - this.lastCommit);
+    if (wait <= 0) {
+      void this.commit();
+      return;
+    }
+    this.commitTimer = setTimeout(() => void this.commit(), wait);
   }
 
   private async commitNow(): Promise<void> {

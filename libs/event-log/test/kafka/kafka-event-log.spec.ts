@@ -148,6 +148,44 @@ describe('KafkaEventLog on a real broker', () => {
     },
   );
 
+  it.each([1, 4])(
+    'a live tail (concurrency %i) commits at most once per 200 ms, and everything it handled once quiet',
+    async (concurrency) => {
+      const clientId = uniqueName('tail-client');
+      const log = await open({ clientId });
+      const topic = uniqueName('tail');
+      const group = uniqueName('g');
+      await log.createTopics([topic]);
+      const subscription = await log.subscribe({
+        group,
+        topics: [topic],
+        from: 'committed',
+        concurrency,
+        handle: async () => undefined,
+      });
+      await subscription.caughtUp;
+      let commits = 0;
+      const stop = watchRequestQueue(clientId, 'push', (request) => {
+        if ((request as { entry: { apiName: string } }).entry.apiName === 'OffsetCommit') commits++;
+      });
+      const events = 20;
+      const started = performance.now();
+      try {
+        // One event per fetch, as a consumer that keeps up gets them: a commit after each would be 20.
+        for (let n = 0; n < events; n++) {
+          const [stored] = await log.append(topic, [testEvent(n, 'agg_tail')]);
+          await subscription.waitFor(topic, stored!.offset, stored!.partition);
+        }
+        const elapsed = performance.now() - started;
+        expect(commits).toBeLessThanOrEqual(Math.ceil(elapsed / 200) + 1);
+        await expect.poll(() => leftForGroup(log, group, [topic]), { timeout: 10_000 }).toEqual([]);
+      } finally {
+        stop();
+        await subscription.close();
+      }
+    },
+  );
+
   it('creates topics once, with the configured partitions and infinite retention', async () => {
     const topic = uniqueName('created');
     const [one, two] = await Promise.all([open({ partitions: 3 }), open({ partitions: 3 })]);
