@@ -169,7 +169,7 @@ function sampling(size: number, source: number): { index: Int32Array; weight: Fl
   return { index, weight };
 }
 
-/** Where output row `fy` falls between two rows of a layer `size` high: the upper one and the lower's weight. */
+/** Where output row `fy` falls between two rows of a layer `height` high: the upper one and the lower's weight. */
 function rowsAround(height: number, fy: number): { y0: number; y1: number; t: number } {
   const f = Math.max(0, Math.min(height - 1, fy));
   const y0 = Math.floor(f);
@@ -177,23 +177,23 @@ function rowsAround(height: number, fy: number): { y0: number; y1: number; t: nu
 }
 
 /** One row of an RGB layer, interpolated between the two rows around `fy`. */
-function interpolateRow(size: Layer, fy: number, row: Float32Array): void {
-  const { pixels } = size;
-  const { y0, y1, t } = rowsAround(size.height, fy);
+function interpolateRow(layer: Layer, fy: number, row: Float32Array): void {
+  const { pixels, width, height } = layer;
+  const { y0, y1, t } = rowsAround(height, fy);
   const u = 1 - t;
-  const a = y0 * size.width * 3;
-  const b = y1 * size.width * 3;
-  for (let o = 0; o < size.width * 3; o++) row[o] = pixels[a + o]! * u + pixels[b + o]! * t;
+  const a = y0 * width * 3;
+  const b = y1 * width * 3;
+  for (let o = 0; o < width * 3; o++) row[o] = pixels[a + o]! * u + pixels[b + o]! * t;
 }
 
-/** One row of an RGBA layer, premultiplied (colours to 0–1 of their alpha), between the rows around `fy`. */
-function interpolatePremultipliedRow(size: Layer, fy: number, row: Float32Array): void {
-  const { pixels } = size;
-  const { y0, y1, t } = rowsAround(size.height, fy);
+/** One row of an RGBA layer, its colours scaled by their alpha, interpolated between the rows around `fy`. */
+function interpolatePremultipliedRow(layer: Layer, fy: number, row: Float32Array): void {
+  const { pixels, width, height } = layer;
+  const { y0, y1, t } = rowsAround(height, fy);
   const u = 1 - t;
-  const a = y0 * size.width * 4;
-  const b = y1 * size.width * 4;
-  for (let o = 0; o < size.width * 4; o += 4) {
+  const a = y0 * width * 4;
+  const b = y1 * width * 4;
+  for (let o = 0; o < width * 4; o += 4) {
     const alphaTop = pixels[a + o + 3]!;
     const alphaBottom = pixels[b + o + 3]!;
     // Rounded to single precision before the division, as a row of the layer is stored, so that a

@@ -51,13 +51,15 @@ const batchChannel = channel('thumbforge.event-log.kafka.batch');
  * Handled positions go to the group at most this often while the subscription runs. A consumer that
  * keeps up gets one event per fetch, and a commit after each cost the broker an append to its offsets
  * topic per event and group, ahead of the member's next fetch on the same connection. A handler cut
- * short and a close commit at once; a rebalance does not (a commit then is refused and retried for
- * seconds, and a close would queue behind it): the partition's next owner may handle again what the
- * last interval handled here.
+ * short and a close commit at once. A rebalance does not: a commit made as the member rejoins carries
+ * the generation it leaves, kafkajs retries it for seconds, and the close's commit queues behind it.
+ * The partition's next owner may handle again what the last interval handled here.
  */
 const COMMIT_INTERVAL_MS = 200;
 /** How long a close waits for the group to take its last positions before it leaves the group anyway. */
 const CLOSE_COMMIT_MS = 5_000;
+/** While a committing group waits for others' progress (caughtUp, waitFor), it polls the group's offsets. */
+const GROUP_POLL_MS = 500;
 
 /** Resolves when `work` settles or after `ms`, whichever comes first; never rejects. */
 async function settledWithin(work: Promise<unknown>, ms: number): Promise<void> {
@@ -68,8 +70,6 @@ async function settledWithin(work: Promise<unknown>, ms: number): Promise<void> 
   ]);
   clearTimeout(timer);
 }
-/** While a committing group waits for others' progress (caughtUp, waitFor), it polls the group's offsets. */
-const GROUP_POLL_MS = 500;
 
 /**
  * One Kafka consumer. kafkajs hands it one fetched batch at a time (one partition's records, in
