@@ -169,30 +169,33 @@ function sampling(size: number, source: number): { index: Int32Array; weight: Fl
   return { index, weight };
 }
 
-/** Where output row `fy` falls between two rows of a layer `height` high: the upper one and the lower's weight. */
-function rowsAround(height: number, fy: number): { y0: number; y1: number; t: number } {
-  const f = Math.max(0, Math.min(height - 1, fy));
+/**
+ * The two rows of a layer (`channels` per pixel) around output row `fy`: where the upper and the lower
+ * start in its pixels, and their weights.
+ */
+function rowsAround(
+  layer: Layer,
+  channels: number,
+  fy: number,
+): { a: number; b: number; u: number; t: number } {
+  const f = Math.max(0, Math.min(layer.height - 1, fy));
   const y0 = Math.floor(f);
-  return { y0, y1: Math.min(height - 1, y0 + 1), t: f - y0 };
+  const y1 = Math.min(layer.height - 1, y0 + 1);
+  const t = f - y0;
+  return { a: y0 * layer.width * channels, b: y1 * layer.width * channels, u: 1 - t, t };
 }
 
 /** One row of an RGB layer, interpolated between the two rows around `fy`. */
 function interpolateRow(layer: Layer, fy: number, row: Float32Array): void {
-  const { pixels, width, height } = layer;
-  const { y0, y1, t } = rowsAround(height, fy);
-  const u = 1 - t;
-  const a = y0 * width * 3;
-  const b = y1 * width * 3;
+  const { pixels, width } = layer;
+  const { a, b, u, t } = rowsAround(layer, 3, fy);
   for (let o = 0; o < width * 3; o++) row[o] = pixels[a + o]! * u + pixels[b + o]! * t;
 }
 
 /** One row of an RGBA layer, its colours scaled by their alpha, interpolated between the rows around `fy`. */
 function interpolatePremultipliedRow(layer: Layer, fy: number, row: Float32Array): void {
-  const { pixels, width, height } = layer;
-  const { y0, y1, t } = rowsAround(height, fy);
-  const u = 1 - t;
-  const a = y0 * width * 4;
-  const b = y1 * width * 4;
+  const { pixels, width } = layer;
+  const { a, b, u, t } = rowsAround(layer, 4, fy);
   for (let o = 0; o < width * 4; o += 4) {
     const alphaTop = pixels[a + o + 3]!;
     const alphaBottom = pixels[b + o + 3]!;
