@@ -34,8 +34,6 @@ export class WebhookDeliveryConsumer implements OnApplicationBootstrap, BeforeAp
   private deliveriesKept: KeptProjection | null = null;
   private subscriptions: Subscription[] = [];
   private owned = new Set<number>();
-  /** The partition of every delivery this replica has scheduled, to drop it when the partition moves. */
-  private readonly partitions = new Map<string, number>();
   private projected: Promise<void> = Promise.resolve();
   private resumed: Promise<void> = Promise.resolve();
 
@@ -72,7 +70,7 @@ export class WebhookDeliveryConsumer implements OnApplicationBootstrap, BeforeAp
     this.projections = [deliveries, keys];
     // "Already requested?" and "still pending?" are answered by the projections: complete them first.
     this.projected = Promise.all([deliveries.caughtUp, keys.caughtUp]).then(() => undefined);
-    this.scheduler.restrictTo((jobId) => this.owned.has(this.partitions.get(jobId) ?? 0));
+    this.scheduler.restrictTo((partition) => this.owned.has(partition));
 
     const attempts = await this.log.subscribe({
       group: ATTEMPTS_GROUP,
@@ -118,7 +116,7 @@ export class WebhookDeliveryConsumer implements OnApplicationBootstrap, BeforeAp
   /** The partitions this replica now attempts for: timers of the others go, pending ones of these start. */
   private own(partitions: number[]): void {
     this.owned = new Set(partitions);
-    this.scheduler.restrictTo((jobId) => this.owned.has(this.partitions.get(jobId) ?? 0));
+    this.scheduler.restrictTo((partition) => this.owned.has(partition));
     if (partitions.length === 0) return;
     const owned = this.owned;
     this.resumed = this.resumed
@@ -133,10 +131,13 @@ export class WebhookDeliveryConsumer implements OnApplicationBootstrap, BeforeAp
   /** The next attempt of a pending delivery: the first now, a retry when it is due. */
   private schedule(delivery: DeliveryDoc): void {
     if (delivery.state !== 'pending') return;
-    this.partitions.set(delivery.id, delivery.partition ?? 0);
     const due =
       delivery.attempts > 0 && delivery.nextAttemptAt ? new Date(delivery.nextAttemptAt) : this.clock.now();
-    this.scheduler.schedule(delivery.id, delivery.attempts + 1, due);
+    this.scheduler.schedule(
+      { jobId: delivery.id, partition: delivery.partition ?? 0 },
+      delivery.attempts + 1,
+      due,
+    );
   }
 
   private async requestFor(event: StoredEvent): Promise<void> {

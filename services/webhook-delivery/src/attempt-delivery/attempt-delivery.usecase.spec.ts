@@ -126,7 +126,9 @@ describe('AttemptDeliveryUseCase', () => {
     await requestDelivery();
     post.mockResolvedValue({ ok: true, status: 202 });
 
-    expect(await useCase.execute({ jobId: 'job_1', attempt: 1 })).toEqual({ kind: 'delivered' });
+    expect(await useCase.execute({ jobId: 'job_1', partition: 0, attempt: 1 })).toEqual({
+      kind: 'delivered',
+    });
     const [delivered] = await recorded();
     expect(delivered).toMatchObject({
       type: 'webhook.delivered',
@@ -140,7 +142,7 @@ describe('AttemptDeliveryUseCase', () => {
   it('signs the exact body bytes with the account key', async () => {
     await requestDelivery();
     post.mockResolvedValue({ ok: true, status: 200 });
-    await useCase.execute({ jobId: 'job_1', attempt: 1 });
+    await useCase.execute({ jobId: 'job_1', partition: 0, attempt: 1 });
 
     const [url, body, headers] = post.mock.calls[0]!;
     expect(url).toBe('https://hooks.example.com/t');
@@ -151,7 +153,7 @@ describe('AttemptDeliveryUseCase', () => {
   it('signs with the public test key when the delivery has no account', async () => {
     await requestDelivery({ accountId: null });
     post.mockResolvedValue({ ok: true, status: 200 });
-    await useCase.execute({ jobId: 'job_1', attempt: 1 });
+    await useCase.execute({ jobId: 'job_1', partition: 0, attempt: 1 });
 
     const [, body, headers] = post.mock.calls[0]!;
     expect(headers['X-Service-Signature']).toBe(signBody(body, PUBLIC_TEST_KEY));
@@ -161,7 +163,7 @@ describe('AttemptDeliveryUseCase', () => {
     await requestDelivery();
     post.mockResolvedValue({ ok: false, status: 500, error: 'receiver answered HTTP 500' });
 
-    const result = await useCase.execute({ jobId: 'job_1', attempt: 2 });
+    const result = await useCase.execute({ jobId: 'job_1', partition: 0, attempt: 2 });
     const due = new Date(NOW.getTime() + 60_000);
     expect(result).toEqual({ kind: 'retry', attempt: 3, at: due });
     const [failed] = await recorded();
@@ -178,7 +180,9 @@ describe('AttemptDeliveryUseCase', () => {
     await requestDelivery();
     post.mockResolvedValue({ ok: false, status: null, error: 'no answer within 10000 ms' });
 
-    expect(await useCase.execute({ jobId: 'job_1', attempt: 4 })).toEqual({ kind: 'exhausted' });
+    expect(await useCase.execute({ jobId: 'job_1', partition: 0, attempt: 4 })).toEqual({
+      kind: 'exhausted',
+    });
     const events = await recorded();
     expect(events.map((e) => [e.type, e.payload])).toEqual([
       [
@@ -201,7 +205,9 @@ describe('AttemptDeliveryUseCase', () => {
       }),
     );
 
-    expect(await useCase.execute({ jobId: 'job_1', attempt: 5 })).toEqual({ kind: 'exhausted' });
+    expect(await useCase.execute({ jobId: 'job_1', partition: 0, attempt: 5 })).toEqual({
+      kind: 'exhausted',
+    });
     expect(post).not.toHaveBeenCalled();
     expect((await recorded()).at(-1)!.payload).toEqual({
       jobId: 'job_1',
@@ -221,23 +227,29 @@ describe('AttemptDeliveryUseCase', () => {
         nextAttemptAt: NOW.toISOString(),
       }),
     );
-    expect(await useCase.execute({ jobId: 'job_1', attempt: 1 })).toEqual({ kind: 'skipped' });
-    expect(await useCase.execute({ jobId: 'job_unknown', attempt: 1 })).toEqual({ kind: 'skipped' });
+    expect(await useCase.execute({ jobId: 'job_1', partition: 0, attempt: 1 })).toEqual({ kind: 'skipped' });
+    expect(await useCase.execute({ jobId: 'job_unknown', partition: 0, attempt: 1 })).toEqual({
+      kind: 'skipped',
+    });
     await project(makeEvent('webhook.delivered', 'job_1', { jobId: 'job_1', attempt: 2, status: 200 }));
-    expect(await useCase.execute({ jobId: 'job_1', attempt: 3 })).toEqual({ kind: 'skipped' });
+    expect(await useCase.execute({ jobId: 'job_1', partition: 0, attempt: 3 })).toEqual({ kind: 'skipped' });
     expect(post).not.toHaveBeenCalled();
   });
 
   it('fails the attempt without a request when the account has no known key', async () => {
     await requestDelivery({ accountId: 'acc_unknown' });
-    expect(await useCase.execute({ jobId: 'job_1', attempt: 1 })).toMatchObject({ kind: 'retry' });
+    expect(await useCase.execute({ jobId: 'job_1', partition: 0, attempt: 1 })).toMatchObject({
+      kind: 'retry',
+    });
     expect(post).not.toHaveBeenCalled();
     expect((await recorded())[0]!.payload).toMatchObject({ error: 'no API key is known for the account' });
   });
 
   it('fails the attempt without a request when the image is gone', async () => {
     await requestDelivery({ outcome: completed({ resultKey: 'results/job_1.webp', imageUrl: null }) });
-    expect(await useCase.execute({ jobId: 'job_1', attempt: 1 })).toMatchObject({ kind: 'retry' });
+    expect(await useCase.execute({ jobId: 'job_1', partition: 0, attempt: 1 })).toMatchObject({
+      kind: 'retry',
+    });
     expect(post).not.toHaveBeenCalled();
     expect((await recorded())[0]!.payload).toMatchObject({
       error: 'the generated image is no longer available',
@@ -245,7 +257,9 @@ describe('AttemptDeliveryUseCase', () => {
 
     await objects.put('private', 'results/job_1.webp', Buffer.from('img'), 'image/webp');
     post.mockResolvedValue({ ok: true, status: 200 });
-    expect(await useCase.execute({ jobId: 'job_1', attempt: 2 })).toEqual({ kind: 'delivered' });
+    expect(await useCase.execute({ jobId: 'job_1', partition: 0, attempt: 2 })).toEqual({
+      kind: 'delivered',
+    });
     expect(JSON.parse(post.mock.calls[0]![1]).data.image).toBe(
       `data:image/webp;base64,${Buffer.from('img').toString('base64')}`,
     );
@@ -264,7 +278,9 @@ describe('AttemptDeliveryUseCase', () => {
     await objects.put('private', publicKey, Buffer.from('not it'), 'image/webp');
     await objects.put('public', publicKey, Buffer.from('cdn copy'), 'image/webp');
     post.mockResolvedValue({ ok: true, status: 200 });
-    expect(await useCase.execute({ jobId: 'job_1', attempt: 1 })).toEqual({ kind: 'delivered' });
+    expect(await useCase.execute({ jobId: 'job_1', partition: 0, attempt: 1 })).toEqual({
+      kind: 'delivered',
+    });
     expect(JSON.parse(post.mock.calls[0]![1]).data.image).toBe(
       `data:image/webp;base64,${Buffer.from('cdn copy').toString('base64')}`,
     );
@@ -279,7 +295,9 @@ describe('AttemptDeliveryUseCase', () => {
     });
     post.mockResolvedValue({ ok: true, status: 200 });
 
-    expect(await useCase.execute({ jobId: 'job_1', attempt: 1 })).toEqual({ kind: 'delivered' });
+    expect(await useCase.execute({ jobId: 'job_1', partition: 0, attempt: 1 })).toEqual({
+      kind: 'delivered',
+    });
     const markers = (await temp.events(TOPICS.webhooks)).filter((e) => e.type === 'log.owner-fenced');
     const [first, stale, latest] = markers.map((m) => m.offset);
     expect((await recorded()).map((e) => [e.type, e.fence])).toEqual([

@@ -5,6 +5,7 @@ import {
   TOPICS,
   type EnvelopeOptions,
   type EventEnvelope,
+  type WebhookOutcome,
 } from '@thumbforge/contracts';
 import { EVENT_LOG, type EventLog } from '@thumbforge/event-log';
 import { OBJECT_STORE, type ObjectStore } from '@thumbforge/object-store';
@@ -18,6 +19,8 @@ import { WebhookSender, type SendResult } from './webhook-sender.js';
 
 export interface AttemptDeliveryCommand {
   jobId: string;
+  /** The delivery's partition of TOPICS.webhooks: the attempt is decided under its owner epoch. */
+  partition: number;
   /** 1-based; attempt 1 is the first delivery, the rest are retries. */
   attempt: number;
 }
@@ -56,11 +59,9 @@ export class AttemptDeliveryUseCase {
    * Decided under the owner epoch of the job's partition; a replica that does not own it skips (the
    * owner schedules the delivery from the projection).
    */
-  async execute({ jobId, attempt }: AttemptDeliveryCommand): Promise<AttemptResult> {
-    const known = await this.deliveries.get(jobId);
-    if (!known) return { kind: 'skipped' };
+  async execute({ jobId, partition, attempt }: AttemptDeliveryCommand): Promise<AttemptResult> {
     let result: AttemptResult | undefined;
-    const decided = await this.fence.decide(known, async (fence) => {
+    const decided = await this.fence.decide({ id: jobId, partition }, async (fence) => {
       const next = await this.attempt(jobId, attempt, fence);
       // Run again after a new fence, an attempt the first run recorded is skipped: its result stands.
       if (next.kind !== 'skipped' || !result) result = next;
@@ -144,27 +145,22 @@ export class AttemptDeliveryUseCase {
   }
 
   private async send(delivery: DeliveryDoc, attempt: number): Promise<SendResult> {
-    const key = await this.keys.currentKey(delivery.accountId);
+    const now = this.clock.now();
+    // The account's signing keys and the image are independent reads: made side by side.
+    const [{ key, secrets }, image] = await Promise.all([
+      this.keys.signing(delivery.accountId, now),
+      this.image(delivery.outcome),
+    ]);
     if (key === undefined) return { ok: false, status: null, error: 'no API key is known for the account' };
-    let image: Buffer | undefined;
-    if (delivery.outcome.event === 'generation.completed') {
-      const { inlineImage } = delivery.outcome;
-      const { bucket, key } = resultLocation(delivery.outcome);
-      image = inlineImage ? Buffer.from(inlineImage, 'base64') : (await this.objects.get(bucket, key))?.body;
-      if (!image) return { ok: false, status: null, error: 'the generated image is no longer available' };
+    if (image === null) {
+      return { ok: false, status: null, error: 'the generated image is no longer available' };
     }
     const body = webhookBody(
       { jobId: delivery.id, outcome: delivery.outcome, timestamp: delivery.timestamp },
       image,
     );
     const bytes = JSON.stringify(body);
-    const now = this.clock.now();
-    const standard = standardWebhookHeaders(
-      delivery.requestEventId,
-      now,
-      bytes,
-      await this.keys.webhookSecrets(delivery.accountId, now),
-    );
+    const standard = standardWebhookHeaders(delivery.requestEventId, now, bytes, secrets);
     // The span describes the attempt; nothing of it goes into the bytes, which every attempt repeats.
     return withSpan(
       'POST',
@@ -181,6 +177,14 @@ export class AttemptDeliveryUseCase {
         return result;
       },
     );
+  }
+
+  /** The image a completed outcome's body carries; null when it is gone, undefined for a failure. */
+  private async image(outcome: WebhookOutcome): Promise<Buffer | null | undefined> {
+    if (outcome.event !== 'generation.completed') return undefined;
+    if (outcome.inlineImage) return Buffer.from(outcome.inlineImage, 'base64');
+    const { bucket, key } = resultLocation(outcome);
+    return (await this.objects.get(bucket, key))?.body ?? null;
   }
 
   private causedBy(delivery: DeliveryDoc): EnvelopeOptions {

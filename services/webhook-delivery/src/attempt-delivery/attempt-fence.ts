@@ -8,7 +8,7 @@ import {
   type TopicPartition,
 } from '@thumbforge/event-log';
 import { LOGGER, type Logger } from '@thumbforge/platform';
-import { DeliveryProjection, type DeliveryDoc } from '../deliveries/delivery-projection.js';
+import { DeliveryProjection } from '../deliveries/delivery-projection.js';
 
 /** The consumer group whose members share the attempts by partition of TOPICS.webhooks. */
 export const ATTEMPTS_GROUP = 'webhook-delivery.attempts';
@@ -50,9 +50,11 @@ export class AttemptFence {
   }
 
   /** Runs `decision` under this replica's epoch for the delivery's partition; false when not its own. */
-  decide(delivery: DeliveryDoc, decision: (epoch: number) => Promise<void>): Promise<boolean> {
-    const subject = { id: delivery.id, topic: TOPICS.webhooks, partition: delivery.partition ?? 0 };
-    return this.fence.decide(subject, decision);
+  decide(
+    delivery: { id: string; partition: number },
+    decision: (epoch: number) => Promise<void>,
+  ): Promise<boolean> {
+    return this.fence.decide({ ...delivery, topic: TOPICS.webhooks }, decision);
   }
 
   /** Resolves once the delivery projection has folded `event` (or dropped it as fenced out). */

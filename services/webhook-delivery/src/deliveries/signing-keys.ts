@@ -51,19 +51,18 @@ export class SigningKeys {
     }
   }
 
-  /** The key that signs for the account; deliveries without an account are signed with the public test key. */
-  async currentKey(accountId: string | null): Promise<string | undefined> {
-    if (accountId === null) return PUBLIC_TEST_KEY;
+  /**
+   * What signs a delivery of the account at `at`, from one read: the key of the spec's signature (the
+   * public test key without an account; undefined when none is known) and the Standard Webhooks
+   * secrets, newest first (none for the public test key).
+   */
+  async signing(accountId: string | null, at: Date): Promise<{ key: string | undefined; secrets: string[] }> {
+    if (accountId === null) return { key: PUBLIC_TEST_KEY, secrets: [] };
     const doc = await this.keys.get(accountId);
-    return doc?.keyCiphertext ? decryptApiKey(doc.keyCiphertext, this.config.keyEncryptionSecret) : undefined;
-  }
-
-  /** The Standard Webhooks secrets that sign at `at`, newest first; none for the public test key. */
-  async webhookSecrets(accountId: string | null, at: Date): Promise<string[]> {
-    if (accountId === null) return [];
-    const doc = await this.keys.get(accountId);
-    return signingSecretsAt(doc?.webhookSecrets ?? [], at).map((secret) =>
-      decryptApiKey(secret.ciphertext, this.config.keyEncryptionSecret),
-    );
+    const decrypt = (ciphertext: string) => decryptApiKey(ciphertext, this.config.keyEncryptionSecret);
+    return {
+      key: doc?.keyCiphertext ? decrypt(doc.keyCiphertext) : undefined,
+      secrets: signingSecretsAt(doc?.webhookSecrets ?? [], at).map((secret) => decrypt(secret.ciphertext)),
+    };
   }
 }

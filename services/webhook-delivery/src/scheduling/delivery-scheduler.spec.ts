@@ -1,6 +1,10 @@
 import { createLogger } from '@thumbforge/platform';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
-import type { AttemptDeliveryUseCase, AttemptResult } from '../attempt-delivery/attempt-delivery.usecase.js';
+import type {
+  AttemptDeliveryCommand,
+  AttemptDeliveryUseCase,
+  AttemptResult,
+} from '../attempt-delivery/attempt-delivery.usecase.js';
 import { DeliveryScheduler } from './delivery-scheduler.js';
 import type { Timers } from './timers.js';
 
@@ -28,12 +32,11 @@ class ManualTimers implements Timers {
 
 const NOW = new Date('2026-05-01T08:00:00.000Z');
 const at = (ms: number) => new Date(NOW.getTime() + ms);
+const delivery = (jobId: string, partition = 0) => ({ jobId, partition });
 
 describe('DeliveryScheduler', () => {
   let timers: ManualTimers;
-  let execute: ReturnType<
-    typeof vi.fn<(command: { jobId: string; attempt: number }) => Promise<AttemptResult>>
-  >;
+  let execute: ReturnType<typeof vi.fn<(command: AttemptDeliveryCommand) => Promise<AttemptResult>>>;
   let scheduler: DeliveryScheduler;
 
   beforeEach(() => {
@@ -45,30 +48,30 @@ describe('DeliveryScheduler', () => {
   });
 
   it('waits until the due time, and runs past due times at once', () => {
-    scheduler.schedule('job_1', 1, at(1500));
-    scheduler.schedule('job_2', 2, at(-60_000));
+    scheduler.schedule(delivery('job_1'), 1, at(1500));
+    scheduler.schedule(delivery('job_2'), 2, at(-60_000));
     expect(timers.delays()).toEqual([1500, 0]);
     expect(execute).not.toHaveBeenCalled();
   });
 
   it('keeps one timer per job: scheduling again replaces it', () => {
-    scheduler.schedule('job_1', 1, at(1000));
-    scheduler.schedule('job_1', 1, at(0));
+    scheduler.schedule(delivery('job_1'), 1, at(1000));
+    scheduler.schedule(delivery('job_1'), 1, at(0));
     expect(timers.delays()).toEqual([0]);
   });
 
   it('schedules the retry the attempt asks for, after the attempt has finished', async () => {
     execute.mockResolvedValueOnce({ kind: 'retry', attempt: 2, at: at(10_000) });
     execute.mockResolvedValueOnce({ kind: 'delivered' });
-    scheduler.schedule('job_1', 1, NOW);
+    scheduler.schedule(delivery('job_1'), 1, NOW);
 
     timers.fireAll();
     await vi.waitFor(() => expect(timers.delays()).toEqual([10_000]));
     timers.fireAll();
     await vi.waitFor(() => expect(execute).toHaveBeenCalledTimes(2));
     expect(execute.mock.calls.map(([command]) => command)).toEqual([
-      { jobId: 'job_1', attempt: 1 },
-      { jobId: 'job_1', attempt: 2 },
+      { jobId: 'job_1', partition: 0, attempt: 1 },
+      { jobId: 'job_1', partition: 0, attempt: 2 },
     ]);
     await scheduler.stop();
     expect(timers.pending.size).toBe(0);
@@ -76,21 +79,21 @@ describe('DeliveryScheduler', () => {
 
   it('makes the same attempt again later when it could not be completed', async () => {
     execute.mockRejectedValueOnce(new Error('log unavailable'));
-    scheduler.schedule('job_1', 3, NOW);
+    scheduler.schedule(delivery('job_1'), 3, NOW);
     timers.fireAll();
     await vi.waitFor(() => expect(timers.delays()).toEqual([5000]));
     execute.mockResolvedValueOnce({ kind: 'delivered' });
     timers.fireAll();
     await vi.waitFor(() => expect(execute).toHaveBeenCalledTimes(2));
-    expect(execute.mock.calls[1]![0]).toEqual({ jobId: 'job_1', attempt: 3 });
+    expect(execute.mock.calls[1]![0]).toEqual({ jobId: 'job_1', partition: 0, attempt: 3 });
   });
 
   it('on stop drops pending timers and waits for the attempt in flight', async () => {
     let finish!: (result: AttemptResult) => void;
     execute.mockReturnValueOnce(new Promise((resolve) => (finish = resolve)));
-    scheduler.schedule('job_1', 1, NOW);
+    scheduler.schedule(delivery('job_1'), 1, NOW);
     timers.fireAll();
-    scheduler.schedule('job_2', 1, at(5000));
+    scheduler.schedule(delivery('job_2'), 1, at(5000));
     expect(timers.pending.size).toBe(1);
 
     let stopped = false;
@@ -103,7 +106,21 @@ describe('DeliveryScheduler', () => {
     await stopping;
     // The retry is not scheduled once stopped: the next start finds it on the log.
     expect(timers.pending.size).toBe(0);
-    scheduler.schedule('job_3', 1, NOW);
+    scheduler.schedule(delivery('job_3'), 1, NOW);
     expect(timers.pending.size).toBe(0);
+  });
+
+  it('keeps the timers of owned partitions only, and sets none for the others', async () => {
+    scheduler.schedule(delivery('job_1', 0), 1, at(1000));
+    scheduler.schedule(delivery('job_2', 1), 1, at(1000));
+    scheduler.restrictTo((partition) => partition === 1);
+    expect(timers.pending.size).toBe(1);
+    scheduler.schedule(delivery('job_3', 0), 1, NOW);
+    expect(timers.pending.size).toBe(1);
+
+    execute.mockResolvedValue({ kind: 'delivered' });
+    timers.fireAll();
+    await vi.waitFor(() => expect(execute).toHaveBeenCalledTimes(1));
+    expect(execute.mock.calls[0]![0]).toEqual({ jobId: 'job_2', partition: 1, attempt: 1 });
   });
 });
