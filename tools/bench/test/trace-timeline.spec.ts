@@ -71,6 +71,23 @@ describe('requestTimeline', () => {
       { step: 'rendering render', startMs: 10, durationMs: 40, requests: 1 },
     ]);
   });
+
+  it('leaves out requests that began at the end of the window and after', () => {
+    const spans = [
+      span('sync', 'gw', ROOT, 1_000, 1_060),
+      span('sync', 'rendering', 'render', 1_010, 1_050),
+      span('async', 'gw', ROOT, 2_000, 2_010),
+      span('async', 'webhook-delivery', 'POST', 2_090, 2_095),
+    ];
+    expect(requestTimeline(spans, ROOT, 0, 2_000).map((s) => s.step)).toEqual([
+      `gw ${ROOT}`,
+      'rendering render',
+    ]);
+    expect(requestTimeline(spans, ROOT, 2_000)).toEqual([
+      { step: `gw ${ROOT}`, startMs: 0, durationMs: 10, requests: 1 },
+      { step: 'webhook-delivery POST', startMs: 90, durationMs: 5, requests: 1 },
+    ]);
+  });
 });
 
 describe('spansOf', () => {

@@ -1,30 +1,44 @@
 import { createAccounts, startCluster } from '../cluster/targets.js';
-import { KeyRing, sequentialSync } from '../cluster/latency.js';
+import { asyncEndToEnd, KeyRing, sequentialSync } from '../cluster/latency.js';
 import { countOptions, loadNote } from '../cluster/counts.js';
 import { terminalProgress } from '../cluster/progress.js';
 import type { LatencySummary } from '../cluster/stats.js';
 import { startSpanCollector } from './collector.js';
-import { requestTimeline } from './timeline.js';
+import { requestTimeline, type TimelineStep } from './timeline.js';
 
 const { requests, warmup } = countOptions('bench:trace', { requests: 60, warmup: 10 });
 const progress = terminalProgress();
 const ROOT = 'POST /v1/generate';
 
-/** Sync requests one at a time on a fresh local cluster started with `env`; when each measured one began. */
-async function run(
-  label: string,
-  env: Record<string, string>,
-): Promise<{ latency: LatencySummary; fromMs: number }> {
+interface Run {
+  sync: LatencySummary;
+  /** Async requests, each until its webhook arrived. */
+  async: LatencySummary;
+  /** When the measured sync requests began and ended, and when the measured async ones began. */
+  syncFromMs: number;
+  syncUntilMs: number;
+  asyncFromMs: number;
+}
+
+/**
+ * On a fresh local cluster started with `env`: sync requests one at a time, then async ones one at a
+ * time, each to a local receiver, every kind after its own warm-up.
+ */
+async function run(label: string, env: Record<string, string>): Promise<Run> {
   progress.note(`starting a local cluster ${label}`);
   const target = await startCluster(env);
   try {
     const keys = new KeyRing(await createAccounts(target, 1));
     await sequentialSync(target.url, keys, warmup, progress, `warm-up ${label}`);
-    const fromMs = Date.now();
-    const latency = await sequentialSync(target.url, keys, requests, progress, `sync one at a time ${label}`);
+    const syncFromMs = Date.now();
+    const sync = await sequentialSync(target.url, keys, requests, progress, `sync one at a time ${label}`);
+    const syncUntilMs = Date.now();
+    await asyncEndToEnd(target.url, keys, warmup, progress, `async warm-up ${label}`);
+    const asyncFromMs = Date.now();
+    const async = await asyncEndToEnd(target.url, keys, requests, progress, `async one at a time ${label}`);
     // SIGTERM first: each process exports the spans it still holds before it exits.
     await target.stopServices();
-    return { latency, fromMs };
+    return { sync, async, syncFromMs, syncUntilMs, asyncFromMs };
   } finally {
     await target.stop();
   }
@@ -41,23 +55,41 @@ const traced = await run('with traces', {
 const { spans } = collector;
 
 const ms = (n: number) => n.toFixed(1).padStart(7);
-const steps = requestTimeline(spans, ROOT, traced.fromMs);
-const measured = steps.find((s) => s.step.endsWith(ROOT))?.requests ?? 0;
-console.log(
-  [
-    `cluster, ${requests} sync requests one at a time (youtube sd WebP), after ${warmup} of warm-up`,
+/** How many measured requests came back as traces: each has the gateway's server span. */
+const rootsOf = (steps: TimelineStep[]) => steps.find((s) => s.step.endsWith(ROOT))?.requests ?? 0;
+const kinds = [
+  {
+    kind: 'sync',
+    title: `${requests} sync requests one at a time (youtube sd WebP), after ${warmup} of warm-up`,
+    bare: bare.sync,
+    traced: traced.sync,
+    steps: requestTimeline(spans, ROOT, traced.syncFromMs, traced.syncUntilMs),
+  },
+  {
+    kind: 'async',
+    title: `${requests} async requests one at a time, each until its webhook arrived, after ${warmup} of warm-up`,
+    bare: bare.async,
+    traced: traced.async,
+    steps: requestTimeline(spans, ROOT, traced.asyncFromMs),
+  },
+].map((kind) => ({ ...kind, measured: rootsOf(kind.steps) }));
+const lines: string[] = [];
+for (const { title, bare: untraced, traced: withTraces, steps, measured } of kinds) {
+  lines.push(
+    `cluster, ${title}`,
     `                      p50      p90`,
-    `  without telemetry ${ms(bare.latency.p50)}  ${ms(bare.latency.p90)} ms`,
-    `  with traces       ${ms(traced.latency.p50)}  ${ms(traced.latency.p90)} ms   (p50 ${(traced.latency.p50 / bare.latency.p50).toFixed(2)}x)`,
+    `  without telemetry ${ms(untraced.p50)}  ${ms(untraced.p90)} ms`,
+    `  with traces       ${ms(withTraces.p50)}  ${ms(withTraces.p90)} ms   (p50 ${(withTraces.p50 / untraced.p50).toFixed(2)}x)`,
     '',
     `where a traced request's time goes: spans in at least half of the ${measured} traces, medians (ms after the request arrived)`,
     `    start  duration  span`,
     ...steps.map((s) => `  ${ms(s.startMs)}  ${ms(s.durationMs)}   ${s.step.replace(/^thumbforge-/, '')}`),
     '',
-    `${spans.length.toLocaleString('en-US')} spans collected; ${loadNote()}`,
-  ].join('\n'),
-);
-if (measured < requests) {
-  console.error(`only ${measured} of ${requests} requests came back as whole traces`);
-  process.exit(1);
+  );
 }
+console.log([...lines, `${spans.length.toLocaleString('en-US')} spans collected; ${loadNote()}`].join('\n'));
+const short = kinds.filter(({ measured }) => measured < requests);
+for (const { kind, measured } of short) {
+  console.error(`only ${measured} of ${requests} ${kind} requests came back as whole traces`);
+}
+if (short.length > 0) process.exit(1);

@@ -17,12 +17,14 @@ export interface TimelineStep {
  * span), each numbered by its order among the spans of the same service and name in its trace, with
  * the median start and duration of each step over the traces. Steps that fewer than half the traces
  * have (a save that happens every few requests) are left out; the rest is ordered by median start.
- * Requests whose root started before `fromMs` (a warm-up) are not counted.
+ * Requests whose root started before `fromMs` (a warm-up) or at `untilMs` and after (another kind of
+ * request measured next) are not counted.
  */
 export function requestTimeline(
   spans: readonly CollectedSpan[],
   rootName: string,
   fromMs = -Infinity,
+  untilMs = Infinity,
 ): TimelineStep[] {
   const traces = new Map<string, CollectedSpan[]>();
   for (const span of spans) {
@@ -34,7 +36,7 @@ export function requestTimeline(
   let requests = 0;
   for (const trace of traces.values()) {
     const root = trace.find((span) => span.name === rootName);
-    if (!root || root.startMs < fromMs) continue;
+    if (!root || root.startMs < fromMs || root.startMs >= untilMs) continue;
     requests++;
     const seen = new Map<string, number>();
     for (const span of [...trace].sort((a, b) => a.startMs - b.startMs)) {
