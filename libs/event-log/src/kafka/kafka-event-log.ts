@@ -32,6 +32,7 @@ import {
 import { readPartitionBatches, type ReaderHost } from './partition-reader.js';
 import { createKeyPartitioner } from './partitioner.js';
 import { fixKafkajsRequestQueue } from './request-queue.js';
+import { withTimeout } from './deadline.js';
 import { retryRetriable } from './retry.js';
 import { Topics, type TopicSettings } from './topics.js';
 
@@ -101,14 +102,6 @@ fixKafkajsRequestQueue();
 
 function defaultRetryDelay(attempt: number): number {
   return Math.min(100 * 2 ** (attempt - 1), 2_000);
-}
-
-function withTimeout<T>(work: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what} timed out after ${ms} ms`)), ms);
-  });
-  return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
 }
 
 export class EventLogClosedError extends Error {

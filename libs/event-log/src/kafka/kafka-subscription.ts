@@ -5,6 +5,7 @@ import { deadLetterEvent, type DeadLetterEvent } from '../dead-letter.js';
 import { SubscriptionClosedError } from '../file/file-subscription.js';
 import { positionKey, type Subscription, type SubscriptionOptions, type TopicPartition } from '../port.js';
 import { fromMessage } from './codec.js';
+import { withTimeout } from './deadline.js';
 
 /** What a subscription needs from the log that owns it. */
 export interface KafkaSubscriptionHost {
@@ -60,16 +61,6 @@ const COMMIT_INTERVAL_MS = 200;
 const CLOSE_COMMIT_MS = 5_000;
 /** While a committing group waits for others' progress (caughtUp, waitFor), it polls the group's offsets. */
 const GROUP_POLL_MS = 500;
-
-/** Resolves when `work` settles or after `ms`, whichever comes first; never rejects. */
-async function settledWithin(work: Promise<unknown>, ms: number): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  await Promise.race([
-    work.catch(() => undefined),
-    new Promise<void>((resolve) => (timer = setTimeout(resolve, ms))),
-  ]);
-  clearTimeout(timer);
-}
 
 /**
  * One Kafka consumer. kafkajs hands it one fetched batch at a time (one partition's records, in
@@ -213,7 +204,10 @@ export class KafkaSubscription implements Subscription {
     clearTimeout(this.commitTimer);
     try {
       await Promise.allSettled([...this.inflight]);
-      if (this.commits) await settledWithin(this.commit(), CLOSE_COMMIT_MS);
+      // A commit that fails reports itself (commitNow); one still pending leaves the group uncommitted.
+      if (this.commits) {
+        await withTimeout(this.commit(), CLOSE_COMMIT_MS, 'closing commit').catch(() => undefined);
+      }
       await this.consumer.disconnect();
     } finally {
       const closed = new SubscriptionClosedError(this.options.group);

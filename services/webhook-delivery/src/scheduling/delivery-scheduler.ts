@@ -1,6 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { CLOCK, LOGGER, type Clock, type Logger } from '@thumbforge/platform';
-import { AttemptDeliveryUseCase } from '../attempt-delivery/attempt-delivery.usecase.js';
+import {
+  AttemptDeliveryUseCase,
+  type AttemptDeliveryCommand,
+} from '../attempt-delivery/attempt-delivery.usecase.js';
 import { WEBHOOK_TIMERS, type Timers } from './timers.js';
 
 /** setTimeout's ceiling; a later due time is served early, which a delivery tolerates. */
@@ -9,10 +12,7 @@ const MAX_TIMER_MS = 2_147_483_647;
 const RECORDING_RETRY_MS = 5_000;
 
 /** A delivery to attempt: its job, and its partition of TOPICS.webhooks, whose owner makes the attempts. */
-export interface ScheduledDelivery {
-  jobId: string;
-  partition: number;
-}
+export type ScheduledDelivery = Omit<AttemptDeliveryCommand, 'attempt'>;
 
 /**
  * In-process timers for due attempts, at most one per job. The schedule itself is not durable: it is
