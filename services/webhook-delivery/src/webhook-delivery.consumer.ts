@@ -15,9 +15,15 @@ import {
 import { CLOCK, ReadinessRegistry, type Clock } from '@thumbforge/platform';
 import { PROJECTION_STORE, type ProjectionStore } from '@thumbforge/projection-store';
 import { ATTEMPTS_GROUP, AttemptFence } from './attempt-delivery/attempt-fence.js';
+import { ResultImages } from './attempt-delivery/result-images.js';
 import { WebhookSender } from './attempt-delivery/webhook-sender.js';
-import { DeliveryProjection, type DeliveryDoc } from './deliveries/delivery-projection.js';
-import { SigningKeys } from './deliveries/signing-keys.js';
+import {
+  DELIVERIES_COLLECTION,
+  DeliveryProjection,
+  EPOCHS_COLLECTION,
+  type DeliveryDoc,
+} from './deliveries/delivery-projection.js';
+import { SIGNING_KEYS_COLLECTION, SigningKeys } from './deliveries/signing-keys.js';
 import { RequestDeliveryUseCase } from './request-delivery/request-delivery.usecase.js';
 import { DeliveryScheduler } from './scheduling/delivery-scheduler.js';
 
@@ -48,6 +54,7 @@ export class WebhookDeliveryConsumer implements OnApplicationBootstrap, BeforeAp
     private readonly scheduler: DeliveryScheduler,
     private readonly sender: WebhookSender,
     private readonly fence: AttemptFence,
+    private readonly images: ResultImages,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
@@ -57,6 +64,7 @@ export class WebhookDeliveryConsumer implements OnApplicationBootstrap, BeforeAp
       name: 'webhook-delivery.deliveries',
       topics: [TOPICS.webhooks],
       apply: (event) => this.deliveries.apply(event),
+      owns: [DELIVERIES_COLLECTION, EPOCHS_COLLECTION],
     });
     const keys = await keepProjection({
       log: this.log,
@@ -64,6 +72,7 @@ export class WebhookDeliveryConsumer implements OnApplicationBootstrap, BeforeAp
       name: 'webhook-delivery.signing-keys',
       topics: [TOPICS.gateway],
       apply: (event) => this.keys.apply(event),
+      owns: [SIGNING_KEYS_COLLECTION],
     });
     this.deliveriesKept = deliveries;
     this.fence.follow(deliveries);
@@ -82,6 +91,8 @@ export class WebhookDeliveryConsumer implements OnApplicationBootstrap, BeforeAp
       },
       handle: async (event) => {
         if (!isEvent(event, 'webhook.delivery-requested')) return;
+        // The first attempt's image is read beside the wait for the projection, not after it.
+        this.images.prefetch(event.payload.jobId, event.payload.outcome);
         await this.projected;
         await deliveries.reached(event);
         const delivery = await this.deliveries.get(event.payload.jobId);

@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { AttemptDeliveryUseCase } from './attempt-delivery/attempt-delivery.usecase.js';
 import { AttemptFence } from './attempt-delivery/attempt-fence.js';
+import { ResultImages } from './attempt-delivery/result-images.js';
 import { WebhookSender } from './attempt-delivery/webhook-sender.js';
 import { DeliveryProjection } from './deliveries/delivery-projection.js';
 import { SigningKeys } from './deliveries/signing-keys.js';
@@ -22,6 +23,7 @@ import { WebhookDeliveryConsumer } from './webhook-delivery.consumer.js';
     WebhookSender,
     RequestDeliveryUseCase,
     AttemptFence,
+    ResultImages,
     AttemptDeliveryUseCase,
     DeliveryScheduler,
     WebhookDeliveryConsumer,

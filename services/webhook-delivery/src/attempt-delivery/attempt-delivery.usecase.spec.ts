@@ -15,6 +15,7 @@ import { DeliveryProjection } from '../deliveries/delivery-projection.js';
 import { SigningKeys } from '../deliveries/signing-keys.js';
 import { AttemptDeliveryUseCase } from './attempt-delivery.usecase.js';
 import { AttemptFence } from './attempt-fence.js';
+import { ResultImages } from './result-images.js';
 import { signBody } from './webhook-body.js';
 import type { SendResult, WebhookSender } from './webhook-sender.js';
 
@@ -49,7 +50,6 @@ describe('AttemptDeliveryUseCase', () => {
     fence.assign([{ topic: TOPICS.webhooks, partition: 0 }]);
     useCase = new AttemptDeliveryUseCase(
       temp.log,
-      objects,
       config,
       { now: () => NOW },
       logger,
@@ -57,6 +57,7 @@ describe('AttemptDeliveryUseCase', () => {
       keys,
       sender,
       fence,
+      new ResultImages(objects),
     );
     await project(
       makeEvent('gateway.api-key-issued', 'acc_1', {
@@ -216,24 +217,31 @@ describe('AttemptDeliveryUseCase', () => {
     });
   });
 
-  it('skips attempts already made, finished deliveries and unknown jobs', async () => {
+  it("answers an attempt already made with the delivery's next one, and skips finished deliveries and unknown jobs", async () => {
     await requestDelivery();
+    const retryAt = new Date(NOW.getTime() + 10_000);
     await project(
       makeEvent('webhook.attempt-failed', 'job_1', {
         jobId: 'job_1',
         attempt: 1,
         status: 500,
         error: 'receiver answered HTTP 500',
-        nextAttemptAt: NOW.toISOString(),
+        nextAttemptAt: retryAt.toISOString(),
       }),
     );
-    expect(await useCase.execute({ jobId: 'job_1', partition: 0, attempt: 1 })).toEqual({ kind: 'skipped' });
+    // Scheduled from a view that predates the failure: the retry it recorded is what comes next.
+    expect(await useCase.execute({ jobId: 'job_1', partition: 0, attempt: 1 })).toEqual({
+      kind: 'retry',
+      attempt: 2,
+      at: retryAt,
+    });
     expect(await useCase.execute({ jobId: 'job_unknown', partition: 0, attempt: 1 })).toEqual({
       kind: 'skipped',
     });
     await project(makeEvent('webhook.delivered', 'job_1', { jobId: 'job_1', attempt: 2, status: 200 }));
     expect(await useCase.execute({ jobId: 'job_1', partition: 0, attempt: 3 })).toEqual({ kind: 'skipped' });
     expect(post).not.toHaveBeenCalled();
+    expect(await recorded()).toHaveLength(2);
   });
 
   it('fails the attempt without a request when the account has no known key', async () => {

@@ -1,19 +1,12 @@
 import { Inject, Injectable } from '@nestjs/common';
-import {
-  makeEvent,
-  resultLocation,
-  TOPICS,
-  type EnvelopeOptions,
-  type EventEnvelope,
-  type WebhookOutcome,
-} from '@thumbforge/contracts';
+import { makeEvent, TOPICS, type EnvelopeOptions, type EventEnvelope } from '@thumbforge/contracts';
 import { EVENT_LOG, type EventLog } from '@thumbforge/event-log';
-import { OBJECT_STORE, type ObjectStore } from '@thumbforge/object-store';
 import { CLOCK, CONFIG, LOGGER, type Clock, type Config, type Logger } from '@thumbforge/platform';
 import { countWebhookAttempt, withSpan } from '@thumbforge/telemetry';
 import { DeliveryProjection, type DeliveryDoc } from '../deliveries/delivery-projection.js';
 import { SigningKeys } from '../deliveries/signing-keys.js';
 import { AttemptFence } from './attempt-fence.js';
+import { ResultImages } from './result-images.js';
 import { signBody, standardWebhookHeaders, webhookBody, webhookHeaders } from './webhook-body.js';
 import { WebhookSender, type SendResult } from './webhook-sender.js';
 
@@ -29,7 +22,7 @@ export type AttemptResult =
   | { kind: 'delivered' }
   | { kind: 'retry'; attempt: number; at: Date }
   | { kind: 'exhausted' }
-  /** The delivery is unknown, finished, or already past this attempt. */
+  /** The delivery is unknown or finished. */
   | { kind: 'skipped' };
 
 /**
@@ -40,7 +33,6 @@ export type AttemptResult =
 export class AttemptDeliveryUseCase {
   constructor(
     @Inject(EVENT_LOG) private readonly log: EventLog,
-    @Inject(OBJECT_STORE) private readonly objects: ObjectStore,
     @Inject(CONFIG) private readonly config: Config,
     @Inject(CLOCK) private readonly clock: Clock,
     @Inject(LOGGER) private readonly logger: Logger,
@@ -48,6 +40,7 @@ export class AttemptDeliveryUseCase {
     private readonly keys: SigningKeys,
     private readonly sender: WebhookSender,
     private readonly fence: AttemptFence,
+    private readonly images: ResultImages,
   ) {}
 
   /** One first attempt plus one per configured retry delay. */
@@ -63,7 +56,7 @@ export class AttemptDeliveryUseCase {
     let result: AttemptResult | undefined;
     const decided = await this.fence.decide({ id: jobId, partition }, async (fence) => {
       const next = await this.attempt(jobId, attempt, fence);
-      // Run again after a new fence, an attempt the first run recorded is skipped: its result stands.
+      // Run again after a new fence, an attempt the first run recorded is not made again: its result stands.
       if (next.kind !== 'skipped' || !result) result = next;
     });
     return decided && result ? result : { kind: 'skipped' };
@@ -71,7 +64,13 @@ export class AttemptDeliveryUseCase {
 
   private async attempt(jobId: string, attempt: number, fence: number): Promise<AttemptResult> {
     const delivery = await this.deliveries.get(jobId);
-    if (!delivery || delivery.state !== 'pending' || delivery.attempts >= attempt) return { kind: 'skipped' };
+    if (!delivery || delivery.state !== 'pending') return { kind: 'skipped' };
+    if (delivery.attempts >= attempt) {
+      // Made already: scheduled from a view read before its result was folded (a previous owner's, or
+      // this replica's before a restart). The delivery's own next attempt is the one still to come.
+      const due = delivery.nextAttemptAt ? new Date(delivery.nextAttemptAt) : this.clock.now();
+      return { kind: 'retry', attempt: delivery.attempts + 1, at: due };
+    }
     if (attempt > this.maxAttempts) {
       // The last failure was recorded but the process stopped before closing the delivery.
       await this.record(fence, [
@@ -149,7 +148,7 @@ export class AttemptDeliveryUseCase {
     // The account's signing keys and the image are independent reads: made side by side.
     const [{ key, secrets }, image] = await Promise.all([
       this.keys.signing(delivery.accountId, now),
-      this.image(delivery.outcome),
+      this.images.read(delivery.id, delivery.outcome),
     ]);
     if (key === undefined) return { ok: false, status: null, error: 'no API key is known for the account' };
     if (image === null) {
@@ -177,14 +176,6 @@ export class AttemptDeliveryUseCase {
         return result;
       },
     );
-  }
-
-  /** The image a completed outcome's body carries; null when it is gone, undefined for a failure. */
-  private async image(outcome: WebhookOutcome): Promise<Buffer | null | undefined> {
-    if (outcome.event !== 'generation.completed') return undefined;
-    if (outcome.inlineImage) return Buffer.from(outcome.inlineImage, 'base64');
-    const { bucket, key } = resultLocation(outcome);
-    return (await this.objects.get(bucket, key))?.body ?? null;
   }
 
   private causedBy(delivery: DeliveryDoc): EnvelopeOptions {
