@@ -42,6 +42,8 @@ export class WebhookDeliveryConsumer implements OnApplicationBootstrap, BeforeAp
   private owned = new Set<number>();
   private projected: Promise<void> = Promise.resolve();
   private resumed: Promise<void> = Promise.resolve();
+  /** Whether the attempts consumer has caught up with the log once: what it handles since is new. */
+  private attemptsLive = false;
 
   constructor(
     @Inject(EVENT_LOG) private readonly log: EventLog,
@@ -91,14 +93,19 @@ export class WebhookDeliveryConsumer implements OnApplicationBootstrap, BeforeAp
       },
       handle: async (event) => {
         if (!isEvent(event, 'webhook.delivery-requested')) return;
-        // The first attempt's image is read beside the wait for the projection, not after it.
-        this.images.prefetch(event.payload.jobId, event.payload.outcome);
+        // The first attempt's image is read beside the wait for the projection, not after it; not for
+        // requests handled again while catching up, whose deliveries are mostly finished.
+        if (this.attemptsLive) this.images.prefetch(event.payload.jobId, event.payload.outcome);
         await this.projected;
         await deliveries.reached(event);
         const delivery = await this.deliveries.get(event.payload.jobId);
         if (delivery) this.schedule(delivery);
       },
     });
+    attempts.caughtUp.then(
+      () => (this.attemptsLive = true),
+      () => undefined,
+    );
     const intake = await this.log.subscribe({
       group: 'webhook-intake',
       topics: [TOPICS.jobs],
