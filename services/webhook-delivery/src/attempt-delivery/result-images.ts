@@ -10,9 +10,8 @@ type ResultImage = Buffer | null | undefined;
 /**
  * The image a webhook body carries: undefined for a failed generation, null when the stored result is
  * gone. A delivery's first attempt can have its read started when the request arrives (`prefetch`),
- * beside the wait for the delivery projection to fold it, rather than after: the read is off the path
- * from a render to its webhook. Results are never rewritten under their key, so an early read is as
- * good as a late one.
+ * so that it overlaps the wait for the delivery projection to fold the request instead of following
+ * it. Results are never rewritten under their key, so an early read is as good as a late one.
  */
 @Injectable()
 export class ResultImages {
