@@ -21,7 +21,7 @@ export class ResultImages {
 
   /** Starts reading the job's image for its next attempt to take. */
   prefetch(jobId: string, outcome: WebhookOutcome): void {
-    if (this.early.has(jobId) || !needsRead(outcome)) return;
+    if (this.early.has(jobId)) return;
     const image = this.load(outcome);
     // A read nobody takes (the delivery was finished already) must not end as an unhandled rejection.
     image.catch(() => undefined);
@@ -43,9 +43,4 @@ export class ResultImages {
     const { bucket, key } = resultLocation(outcome);
     return (await this.objects.get(bucket, key))?.body ?? null;
   }
-}
-
-/** Whether the body's image is in the object store (not inline, not a failure). */
-function needsRead(outcome: WebhookOutcome): boolean {
-  return outcome.event === 'generation.completed' && !outcome.inlineImage;
 }
