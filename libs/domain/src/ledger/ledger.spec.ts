@@ -404,11 +404,22 @@ describe('addToLedgerPage', () => {
     amount: 1,
     at,
   });
+  const pageId = (n: number) => `${ACCOUNT}:${LEDGER_PAGE_SIZE}:${n}`;
   const full = {
-    id: `${ACCOUNT}:0`,
+    id: pageId(0),
     accountId: ACCOUNT,
     page: 0,
+    first: 0,
     entries: Array.from({ length: LEDGER_PAGE_SIZE }, (_, n) => entry(n)),
+  };
+  const second = LEDGER_PAGE_SIZE;
+  // Entries 0 to second + 2 were written in pages of another size: this page opened at second + 3.
+  const opened = {
+    id: pageId(1),
+    accountId: ACCOUNT,
+    page: 1,
+    first: second + 3,
+    entries: [entry(second + 3)],
   };
 
   it.each([
@@ -416,7 +427,7 @@ describe('addToLedgerPage', () => {
       'the first entry opens page 0',
       undefined,
       0,
-      { id: `${ACCOUNT}:0`, accountId: ACCOUNT, page: 0, entries: [entry(0)] },
+      { id: pageId(0), accountId: ACCOUNT, page: 0, first: 0, entries: [entry(0)] },
     ],
     [
       'the next entry joins its page',
@@ -427,10 +438,18 @@ describe('addToLedgerPage', () => {
     [
       'the entry after a full page opens the next',
       undefined,
-      LEDGER_PAGE_SIZE,
-      { id: `${ACCOUNT}:1`, accountId: ACCOUNT, page: 1, entries: [entry(LEDGER_PAGE_SIZE)] },
+      second,
+      { id: pageId(1), accountId: ACCOUNT, page: 1, first: second, entries: [entry(second)] },
     ],
     ['an entry the page holds already leaves it', full, 5, full],
+    ['a page opened past its start opens at that entry', undefined, second + 3, opened],
+    [
+      'a page opened past its start takes the entries after it',
+      opened,
+      second + 4,
+      { ...opened, entries: [entry(second + 3), entry(second + 4)] },
+    ],
+    ['a page opened past its start leaves the entries before it', opened, second + 2, opened],
   ])('%s', (_name, page, seq, expected) => {
     expect(addToLedgerPage(page, ACCOUNT, seq, entry(seq))).toEqual(expected);
   });

@@ -256,19 +256,26 @@ export function foldLedger(events: Iterable<EventEnvelope>): LedgerState {
   return Object.fromEntries(replayBilling(events).ledgers);
 }
 
-/** History entries are stored in pages of this many, so adding one copies at most a page. */
-export const LEDGER_PAGE_SIZE = 100;
+/**
+ * History entries are stored in pages of this many, so adding one rewrites at most a page. Small,
+ * because the document store rewrites a whole page for each entry: FerretDB's CPU per sync request in
+ * the local cluster was 27.5 ms with pages of 100 and 17.6–19.7 ms with pages of 10.
+ */
+export const LEDGER_PAGE_SIZE = 10;
 
-/** One page of an account's history: entries `page * LEDGER_PAGE_SIZE` onwards, oldest first. */
+/** One page of an account's history: entries `first` onwards, oldest first. */
 export interface LedgerPage {
   id: string;
   accountId: string;
   page: number;
+  /** Number of the page's first entry in the history: where the page begins, or later (see `addToLedgerPage`). */
+  first: number;
   entries: LedgerEntry[];
 }
 
+/** The page size is part of the id: pages of another size, from an earlier release, keep their own ids. */
 export function ledgerPageId(accountId: string, page: number): string {
-  return `${accountId}:${page}`;
+  return `${accountId}:${LEDGER_PAGE_SIZE}:${page}`;
 }
 
 /** The page that entry number `seq` of an account's history belongs to. */
@@ -278,7 +285,9 @@ export function ledgerPageOf(seq: number): number {
 
 /**
  * The page after adding entry number `seq` to it (undefined: the page does not exist yet). An entry
- * the page holds already, as when a fact is applied again, leaves it as it is.
+ * the page holds already, as when a fact is applied again, leaves it as it is. A page is opened by
+ * the first entry added to it, which is not its first number when the entries before were written in
+ * pages of another size.
  */
 export function addToLedgerPage(
   page: LedgerPage | undefined,
@@ -286,11 +295,12 @@ export function addToLedgerPage(
   seq: number,
   entry: LedgerEntry,
 ): LedgerPage {
-  const number = ledgerPageOf(seq);
-  const entries = page?.entries ?? [];
-  const index = seq - number * LEDGER_PAGE_SIZE;
-  if (page && index < entries.length) return page;
-  return { id: ledgerPageId(accountId, number), accountId, page: number, entries: [...entries, entry] };
+  if (!page) {
+    const number = ledgerPageOf(seq);
+    return { id: ledgerPageId(accountId, number), accountId, page: number, first: seq, entries: [entry] };
+  }
+  if (seq < page.first + page.entries.length) return page;
+  return { ...page, entries: [...page.entries, entry] };
 }
 
 /** Credits still available in the ledger's period: never negative, even after a downgrade. */

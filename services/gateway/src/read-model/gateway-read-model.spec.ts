@@ -1,12 +1,19 @@
 import { TOPICS, type StoredEvent } from '@thumbforge/contracts';
 import { exampleJobSpec } from '@thumbforge/contracts/testing';
-import { decideOpenAccount, decideReservation, decideSettlement, foldLedger } from '@thumbforge/domain';
+import {
+  decideOpenAccount,
+  decideReservation,
+  decideSettlement,
+  foldLedger,
+  ledgerPageId,
+  type LedgerPage,
+} from '@thumbforge/domain';
 import { MemoryEventLog } from '@thumbforge/event-log/testing';
 import { ReadinessRegistry } from '@thumbforge/platform';
 import { MemoryProjectionStore, type ProjectionStore } from '@thumbforge/projection-store';
 import { asSecondWriter } from '@thumbforge/projection-store/testing';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { BILLED_JOBS, GatewayReadModel } from './gateway-read-model.js';
+import { BILLED_JOBS, GatewayReadModel, LEDGER_PAGES } from './gateway-read-model.js';
 
 const ACCOUNT = 'acc_1';
 const NOW = new Date('2026-04-10T12:00:00.000Z');
@@ -29,6 +36,17 @@ async function started(
 
 const append = (log: MemoryEventLog, facts: Parameters<MemoryEventLog['append']>[1]) =>
   log.append(TOPICS.billing, facts, { key: ACCOUNT });
+
+/** The account opened on the log, then the job's credits reserved: the reservation as stored. */
+async function openAndReserve(log: MemoryEventLog): Promise<StoredEvent> {
+  await append(log, decideOpenAccount(undefined, { accountId: ACCOUNT, plan: 'pro', apiAccess: true }, NOW));
+  const opened = foldLedger(log.events(TOPICS.billing))[ACCOUNT]!;
+  const [reserved] = await append(
+    log,
+    decideReservation(opened, undefined, { job }, NOW, { causationId: 'evt_cmd' }),
+  );
+  return reserved!;
+}
 
 describe("GatewayReadModel: billing's facts", () => {
   it('a fact appended twice (a retried append: same id, a later offset) is folded once', async () => {
@@ -63,20 +81,42 @@ describe("GatewayReadModel: billing's facts", () => {
     expect(await model.billedJobBillings()).toEqual(new Map([[job.jobId, 'captured']]));
   });
 
+  it('reads the history an earlier release wrote in pages of 100, and adds to it in pages of its own', async () => {
+    const log = new MemoryEventLog();
+    const store = new MemoryProjectionStore();
+    const before = await started(log, store);
+    await before.reached(await openAndReserve(log));
+    await before.beforeApplicationShutdown();
+    models.splice(models.indexOf(before), 1);
+    // The same two entries as an earlier release stored them: one page of 100, its id without the size.
+    const pages = store.collection<LedgerPage>(LEDGER_PAGES);
+    const [page] = await pages.find({ accountId: ACCOUNT });
+    expect(page).toMatchObject({ id: ledgerPageId(ACCOUNT, 0), first: 0 });
+    const { first: _, ...legacy } = page!;
+    await pages.delete(page!.id);
+    await pages.put({ ...legacy, id: `${ACCOUNT}:0` } as LedgerPage);
+
+    const after = await started(log, store);
+    const held = foldLedger(log.events(TOPICS.billing))[ACCOUNT]!;
+    const stored = await append(log, decideSettlement(held, job.jobId, 'captured', undefined, { at: NOW }));
+    await after.reached(stored.at(-1)!);
+    const { ledger } = (await after.account(ACCOUNT))!;
+    expect((await after.ledgerEntries(ledger!)).map((e) => e.kind)).toEqual([
+      'period-started',
+      'reserved',
+      'captured',
+    ]);
+    expect(await pages.get(ledgerPageId(ACCOUNT, 0))).toMatchObject({
+      first: 2,
+      entries: [{ kind: 'captured' }],
+    });
+  });
+
   it('forgets its cached job billing for a fact another writer applied first', async () => {
     const log = new MemoryEventLog();
     const store = new MemoryProjectionStore();
     const first = await started(log, store);
-    await append(
-      log,
-      decideOpenAccount(undefined, { accountId: ACCOUNT, plan: 'pro', apiAccess: true }, NOW),
-    );
-    const opened = foldLedger(log.events(TOPICS.billing))[ACCOUNT]!;
-    const [reserved] = await append(
-      log,
-      decideReservation(opened, undefined, { job }, NOW, { causationId: 'evt_cmd' }),
-    );
-    await first.reached(reserved!);
+    await first.reached(await openAndReserve(log));
     // A second writer over the same documents, from the start of the log: every fact is folded already.
     const forget = vi.fn();
     const second = await started(log, asSecondWriter(store, forget, [BILLED_JOBS]));

@@ -68,7 +68,9 @@ const JOBS = 'gateway_jobs';
 const EPOCHS = 'gateway_epochs';
 const IDEMPOTENCY = 'gateway_idempotency_keys';
 export const BILLED_JOBS = 'gateway_billed_jobs';
-const LEDGER_PAGES = 'gateway_ledger_pages';
+export const LEDGER_PAGES = 'gateway_ledger_pages';
+/** Entries per page before pages carried their size in their ids. */
+export const LEGACY_LEDGER_PAGE_SIZE = 100;
 
 /**
  * The gateway's read side: API keys (its own facts), accounts' plans and credits (billing's facts
@@ -262,13 +264,33 @@ export class GatewayReadModel
     return this.idempotencyKeys.get(idempotencyRecordId(accountId, key));
   }
 
-  /** The account's ledger history, oldest first. */
+  /**
+   * The account's ledger history, oldest first. Entries an earlier release wrote, in pages of
+   * `LEGACY_LEDGER_PAGE_SIZE` under ids without the size, are read from those pages.
+   */
   async ledgerEntries(ledger: AccountLedger): Promise<LedgerEntry[]> {
-    const pages = ledger.entryCount === 0 ? 0 : ledgerPageOf(ledger.entryCount - 1) + 1;
-    const read = await Promise.all(
-      Array.from({ length: pages }, (_, page) => this.ledgerPages.get(ledgerPageId(ledger.accountId, page))),
-    );
-    return read.flatMap((page) => page?.entries ?? []).slice(0, ledger.entryCount);
+    const { accountId, entryCount } = ledger;
+    const entries: (LedgerEntry | undefined)[] = Array.from({ length: entryCount });
+    const fill = (first: number, held: readonly LedgerEntry[]) =>
+      held.forEach((entry, i) => {
+        if (first + i < entryCount) entries[first + i] ??= entry;
+      });
+    const pages = entryCount === 0 ? 0 : ledgerPageOf(entryCount - 1) + 1;
+    for (const page of await Promise.all(
+      Array.from({ length: pages }, (_, n) => this.ledgerPages.get(ledgerPageId(accountId, n))),
+    )) {
+      if (page) fill(page.first, page.entries);
+    }
+    const missing = entries.indexOf(undefined);
+    if (missing !== -1) {
+      const from = Math.floor(missing / LEGACY_LEDGER_PAGE_SIZE);
+      const to = Math.floor((entryCount - 1) / LEGACY_LEDGER_PAGE_SIZE);
+      const legacy = await Promise.all(
+        Array.from({ length: to - from + 1 }, (_, n) => this.ledgerPages.get(`${accountId}:${from + n}`)),
+      );
+      legacy.forEach((page, n) => page && fill((from + n) * LEGACY_LEDGER_PAGE_SIZE, page.entries));
+    }
+    return entries.filter((entry) => entry !== undefined);
   }
 
   async billedJobBillings(): Promise<Map<string, JobBilling>> {
