@@ -257,9 +257,8 @@ export function foldLedger(events: Iterable<EventEnvelope>): LedgerState {
 }
 
 /**
- * History entries are stored in pages of this many, so adding one rewrites at most a page. Small,
- * because the document store rewrites a whole page for each entry: FerretDB's CPU per sync request in
- * the local cluster was 27.5 ms with pages of 100 and 17.6–19.7 ms with pages of 10.
+ * History entries are stored in pages of this many. Few, because the document store rewrites the
+ * whole page to add an entry (docs/architecture.md, "History pages are small").
  */
 export const LEDGER_PAGE_SIZE = 10;
 
@@ -268,7 +267,10 @@ export interface LedgerPage {
   id: string;
   accountId: string;
   page: number;
-  /** Number of the page's first entry in the history: where the page begins, or later (see `addToLedgerPage`). */
+  /**
+   * Number of the page's first entry in the history: where the page begins, or later when the entries
+   * before were written in pages of another size (`addToLedgerPage`).
+   */
   first: number;
   entries: LedgerEntry[];
 }
@@ -285,9 +287,8 @@ export function ledgerPageOf(seq: number): number {
 
 /**
  * The page after adding entry number `seq` to it (undefined: the page does not exist yet). An entry
- * the page holds already, as when a fact is applied again, leaves it as it is. A page is opened by
- * the first entry added to it, which is not its first number when the entries before were written in
- * pages of another size.
+ * the page holds already, as when a fact is applied again, leaves it as it is. A page starts at the
+ * first entry added to it.
  */
 export function addToLedgerPage(
   page: LedgerPage | undefined,

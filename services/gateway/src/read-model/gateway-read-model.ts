@@ -275,12 +275,11 @@ export class GatewayReadModel
       held.forEach((entry, i) => {
         if (first + i < entryCount) entries[first + i] ??= entry;
       });
-    const pages = entryCount === 0 ? 0 : ledgerPageOf(entryCount - 1) + 1;
-    for (const page of await Promise.all(
-      Array.from({ length: pages }, (_, n) => this.ledgerPages.get(ledgerPageId(accountId, n))),
-    )) {
-      if (page) fill(page.first, page.entries);
-    }
+    const count = entryCount === 0 ? 0 : ledgerPageOf(entryCount - 1) + 1;
+    const pages = await Promise.all(
+      Array.from({ length: count }, (_, n) => this.ledgerPages.get(ledgerPageId(accountId, n))),
+    );
+    pages.forEach((page) => page && fill(page.first, page.entries));
     const missing = entries.indexOf(undefined);
     if (missing !== -1) {
       const from = Math.floor(missing / LEGACY_LEDGER_PAGE_SIZE);
