@@ -13,7 +13,7 @@ import { ReadinessRegistry } from '@thumbforge/platform';
 import { MemoryProjectionStore, type ProjectionStore } from '@thumbforge/projection-store';
 import { asSecondWriter } from '@thumbforge/projection-store/testing';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { BILLED_JOBS, GatewayReadModel, LEDGER_PAGES } from './gateway-read-model.js';
+import { BILLED_JOBS, GatewayReadModel, LEDGER_PAGES, legacyLedgerPageId } from './gateway-read-model.js';
 
 const ACCOUNT = 'acc_1';
 const NOW = new Date('2026-04-10T12:00:00.000Z');
@@ -94,7 +94,7 @@ describe("GatewayReadModel: billing's facts", () => {
     expect(page).toMatchObject({ id: ledgerPageId(ACCOUNT, 0), first: 0 });
     const { first: _, ...legacy } = page!;
     await pages.delete(page!.id);
-    await pages.put({ ...legacy, id: `${ACCOUNT}:0` } as LedgerPage);
+    await pages.put({ ...legacy, id: legacyLedgerPageId(ACCOUNT, 0) } as LedgerPage);
 
     const after = await started(log, store);
     const held = foldLedger(log.events(TOPICS.billing))[ACCOUNT]!;

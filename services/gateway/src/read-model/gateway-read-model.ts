@@ -72,6 +72,11 @@ export const LEDGER_PAGES = 'gateway_ledger_pages';
 /** Entries per page before pages carried their size in their ids. */
 export const LEGACY_LEDGER_PAGE_SIZE = 100;
 
+/** The id an earlier release gave an account's page of `LEGACY_LEDGER_PAGE_SIZE` entries. */
+export function legacyLedgerPageId(accountId: string, page: number): string {
+  return `${accountId}:${page}`;
+}
+
 /**
  * The gateway's read side: API keys (its own facts), accounts' plans and credits (billing's facts
  * folded with the domain ledger), job state (reservation, render and webhook facts) and idempotency
@@ -285,7 +290,9 @@ export class GatewayReadModel
       const from = Math.floor(missing / LEGACY_LEDGER_PAGE_SIZE);
       const to = Math.floor((entryCount - 1) / LEGACY_LEDGER_PAGE_SIZE);
       const legacy = await Promise.all(
-        Array.from({ length: to - from + 1 }, (_, n) => this.ledgerPages.get(`${accountId}:${from + n}`)),
+        Array.from({ length: to - from + 1 }, (_, n) =>
+          this.ledgerPages.get(legacyLedgerPageId(accountId, from + n)),
+        ),
       );
       legacy.forEach((page, n) => page && fill((from + n) * LEGACY_LEDGER_PAGE_SIZE, page.entries));
     }
