@@ -152,7 +152,9 @@ await_kafka() {
   [ -z "${kafka_sasl_port:-}" ] || [ -f "$state_dir/kafka/tls/scram-added" ] || add_scram_user
 }
 await_mongo() { wait_for ferretdb 60 http_status "$mongo_debug_port" /debug/readyz; }
-await_s3() { HTTP_HOST=$listen_host wait_for minio 60 http_status "$s3_port" /minio/health/ready; }
+# /minio/health/ready answers 200 before the object layer is up (S3 calls then fail with
+# XMinioServerNotInitialized); the cluster check answers 503 until it, bucket metadata and IAM are.
+await_s3() { HTTP_HOST=$listen_host wait_for minio 60 http_status "$s3_port" /minio/health/cluster; }
 
 # SCRAM credentials live in the cluster's metadata (KRaft), so they are added through the broker, one
 # mechanism per request (the broker refuses two changes to one user's credentials in one request).
