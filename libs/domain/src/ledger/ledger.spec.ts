@@ -6,6 +6,8 @@ import {
   applyBillingFact,
   billingJobOf,
   creditsAt,
+  emptyBillingReplay,
+  foldBillingEvent,
   foldLedger,
   isBillingFact,
   LEDGER_PAGE_SIZE,
@@ -556,5 +558,50 @@ describe('foldLedger', () => {
     expect(replay.histories.get(ACCOUNT)).toEqual(history);
     expect(Object.fromEntries(jobs)).toEqual({ job_a: 'captured', job_b: 'rejected', job_c: 'released' });
     expect(counts).toEqual([0, 1, 1, 2, 2, 3, 4]);
+  });
+
+  it('hands out ledgers that read, copy and serialise as stored ones, each copy keeping its reservations', () => {
+    const reserve = (jobId: string, amount: number) =>
+      ev('billing.credits-reserved', {
+        accountId: ACCOUNT,
+        jobId,
+        amount,
+        job: jobSpec(jobId, { cost: amount }),
+      });
+    const replay = emptyBillingReplay();
+    for (const event of [
+      ev('billing.account-opened', { accountId: ACCOUNT, plan: 'free', apiAccess: true }),
+      reserve('job_a', 5),
+      reserve('job_b', 3),
+    ])
+      foldBillingEvent(replay, event);
+    const replayed = replay.ledgers.get(ACCOUNT)!;
+    const copy = { ...replayed };
+    const stored: AccountLedger = JSON.parse(JSON.stringify(replayed));
+
+    foldBillingEvent(
+      replay,
+      ev('billing.credits-captured', { accountId: ACCOUNT, jobId: 'job_a', amount: 5 }),
+    );
+    expect(replayed.reservations).toEqual({ job_b: 3 });
+    expect(replayed).toMatchObject({ used: 5, reserved: 3 });
+    // Taken before the capture, the copy and the serialised ledger still hold both.
+    expect(copy.reservations).toEqual({ job_a: 5, job_b: 3 });
+    expect(stored).toEqual({ ...copy });
+    expect(Object.keys(stored).sort()).toEqual(Object.keys(ledger()).sort());
+    expect(Object.getOwnPropertySymbols(copy)).toEqual([]);
+    // A copy folds like any stored ledger, and the replay's ledger does not see it.
+    const released = applyBillingFact(
+      copy,
+      'reserved',
+      ev('billing.credits-released', {
+        accountId: ACCOUNT,
+        jobId: 'job_b',
+        amount: 3,
+        reason: 'render failed',
+      }),
+    )!;
+    expect(released.ledger.reservations).toEqual({ job_a: 5 });
+    expect(replayed.reservations).toEqual({ job_b: 3 });
   });
 });
