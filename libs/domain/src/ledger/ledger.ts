@@ -212,12 +212,14 @@ export function applyBillingFact(
   if (!folded) return undefined;
   // A rejection changes only the job's billing.
   if (fact.type === 'billing.credits-rejected') return { ...folded, ledger: state };
+  // Only the facts about a job change its reservations; the others keep the object, never written to.
   if (folded.job) next.reservations = Object.fromEntries(held);
   return { ...folded, ledger: next };
 }
 
 /** Every account's ledger, every job's billing and every account's history, from a replay. */
 export interface BillingReplay {
+  /** Each one's `reservations` is made afresh at every read (`replayedLedger`): read it once per use. */
   ledgers: Map<string, AccountLedger>;
   jobs: Map<string, JobBilling>;
   /** Oldest first; kept only when the replay is given the map. */
@@ -236,8 +238,8 @@ type ReplayedLedger = AccountLedger & { readonly [HELD]: Map<string, number> };
  * A ledger as a replay holds it: its open reservations in a Map, which `reservations` reads as the
  * stored shape (an own, enumerable accessor, so copies, JSON and comparisons see a plain ledger). A
  * replay meets each of hundreds of thousands of job ids once, and an object interns every key it is
- * given: in an object, the reservations were 40 % of the fold (docs/architecture.md, "A replay holds
- * open reservations in a Map").
+ * given: in an object, the reservations cost a quarter of the fold (docs/architecture.md, "A replay
+ * holds open reservations in a Map").
  */
 function replayedLedger(opened: AccountLedger): ReplayedLedger {
   const held = new Map(Object.entries(opened.reservations));
