@@ -219,8 +219,11 @@ export function applyBillingFact(
 
 /** Every account's ledger, every job's billing and every account's history, from a replay. */
 export interface BillingReplay {
-  /** Each one's `reservations` is made afresh at every read (`replayedLedger`): read it once per use. */
-  ledgers: Map<string, AccountLedger>;
+  /**
+   * Added to by the fold only, as its ledgers keep their reservations apart (`replayedLedger`); each
+   * one's `reservations` is made afresh at every read: read it once per use.
+   */
+  readonly ledgers: ReadonlyMap<string, AccountLedger>;
   jobs: Map<string, JobBilling>;
   /** Oldest first; kept only when the replay is given the map. */
   histories?: Map<string, LedgerEntry[]>;
@@ -264,7 +267,8 @@ export function foldBillingEvent(replay: BillingReplay, event: EventEnvelope): v
   const accountId = billingAccountOf(event);
   const ledger = replay.ledgers.get(accountId) as ReplayedLedger | undefined;
   if (fact.type === 'billing.account-opened') {
-    if (!ledger) replay.ledgers.set(accountId, replayedLedger(openedLedger(fact)));
+    if (!ledger)
+      (replay.ledgers as Map<string, AccountLedger>).set(accountId, replayedLedger(openedLedger(fact)));
     return;
   }
   if (!ledger) return;
