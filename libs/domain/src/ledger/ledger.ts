@@ -245,8 +245,9 @@ type ReplayedLedger = AccountLedger & { readonly [HELD]: Map<string, number> };
  * holds open reservations in a Map").
  */
 function replayedLedger(opened: AccountLedger): ReplayedLedger {
-  const held = new Map(Object.entries(opened.reservations));
-  const { reservations: _stored, ...fields } = opened;
+  // An account opens with no reservations.
+  const held = new Map<string, number>();
+  const { reservations: _none, ...fields } = opened;
   const ledger = {
     ...fields,
     get reservations() {

@@ -280,19 +280,20 @@ export class GatewayReadModel
       held.forEach((entry, i) => {
         if (first + i < entryCount) entries[first + i] ??= entry;
       });
-    const count = entryCount === 0 ? 0 : ledgerPageOf(entryCount - 1) + 1;
-    const pages = await Promise.all(
-      Array.from({ length: count }, (_, n) => this.ledgerPages.get(ledgerPageId(accountId, n))),
-    );
+    // Pages `from` to `to` (none when `to` is below `from`) under the ids one page size gives them.
+    const read = (from: number, to: number, idOf: (accountId: string, page: number) => string) =>
+      Promise.all(
+        Array.from({ length: to - from + 1 }, (_, n) => this.ledgerPages.get(idOf(accountId, from + n))),
+      );
+    const pages = await read(0, ledgerPageOf(entryCount - 1), ledgerPageId);
     pages.forEach((page) => page && fill(page.first, page.entries));
     const missing = entries.indexOf(undefined);
     if (missing !== -1) {
       const from = Math.floor(missing / LEGACY_LEDGER_PAGE_SIZE);
-      const to = Math.floor((entryCount - 1) / LEGACY_LEDGER_PAGE_SIZE);
-      const legacy = await Promise.all(
-        Array.from({ length: to - from + 1 }, (_, n) =>
-          this.ledgerPages.get(legacyLedgerPageId(accountId, from + n)),
-        ),
+      const legacy = await read(
+        from,
+        Math.floor((entryCount - 1) / LEGACY_LEDGER_PAGE_SIZE),
+        legacyLedgerPageId,
       );
       legacy.forEach((page, n) => page && fill((from + n) * LEGACY_LEDGER_PAGE_SIZE, page.entries));
     }
