@@ -100,16 +100,36 @@ export interface ReadOptions {
    * read need not be contiguous.
    */
   types?: readonly string[];
+  /**
+   * Payload fields the caller does not read, by event type (top-level fields of the payload). The log
+   * may leave them out of the events it returns, before decoding them, or return the events whole: a
+   * caller must read neither their presence nor their absence. The file log leaves them out of long
+   * reads, which its range scanner prepares on another thread; a replay that folds a few fields of
+   * large events then decodes only those.
+   */
+  unread?: Readonly<Record<string, readonly string[]>>;
+}
+
+function isStringList(value: unknown): value is string[] {
+  return Array.isArray(value) && value.every((item) => typeof item === 'string');
 }
 
 /** The `types` of a read as a set (undefined: every type), refusing anything but a list of strings. */
 export function typeFilter(options: ReadOptions): ReadonlySet<string> | undefined {
   const { types } = options;
   if (types === undefined) return undefined;
-  if (!Array.isArray(types) || types.some((type) => typeof type !== 'string')) {
-    throw new TypeError('types must be a list of event types');
-  }
+  if (!isStringList(types)) throw new TypeError('types must be a list of event types');
   return new Set(types);
+}
+
+/** The `unread` fields of a read, refusing anything but lists of field names by event type. */
+export function unreadFilter(options: ReadOptions): ReadOptions['unread'] {
+  const { unread } = options;
+  if (unread === undefined) return undefined;
+  if (typeof unread !== 'object' || unread === null || !Object.values(unread).every(isStringList)) {
+    throw new TypeError('unread must list payload field names by event type');
+  }
+  return unread;
 }
 
 export interface EventLog {

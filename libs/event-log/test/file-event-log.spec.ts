@@ -255,6 +255,31 @@ describe('FileEventLog', () => {
       expect(late).toEqual(fromDisk);
     });
 
+    it('leaves the unread payload fields out of the reads its worker thread checks, before decoding them', async () => {
+      const dir = await newDir();
+      const writer = await open(dir, { segmentBytes: 512 });
+      const stored = await writer.append(
+        't',
+        range(0, 12).map((n) => ({ ...testEvent(n), type: n % 3 === 0 ? 'a.large' : 'b.small' })),
+      );
+      await writer.close();
+      // Reopened: no bytes are kept in memory, every batch is read from disk by the worker.
+      const log = await open(dir, { segmentBytes: 512, scanInWorkerFrom: 0 });
+      const read = await collect(log.read('t', { unread: { 'a.large': ['nested', 'text'] } }));
+      const cut = ({ nested: _nested, text: _text, ...payload }: Record<string, unknown>) => payload;
+      expect(read).toEqual(
+        stored.map((e) =>
+          e.type === 'a.large' ? { ...e, payload: cut(e.payload as Record<string, unknown>) } : e,
+        ),
+      );
+      expect(read.filter((e) => 'nested' in (e.payload as object)).map((e) => e.type)).toEqual(
+        Array(8).fill('b.small'),
+      );
+      // The cut was in the read's own bytes: the log holds the events whole.
+      expect(await collect(log.read('t'))).toEqual(stored);
+      await log.close();
+    });
+
     it("commits a group's positions once per interval, and what is left on close", async () => {
       const dir = await newDir();
       const groupFile = join(dir, 'groups', 'g.json');

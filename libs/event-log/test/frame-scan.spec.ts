@@ -1,8 +1,9 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
-import { RangeScanner, scanRange } from '../src/file/frame-scan.js';
-import { encodeRecord, parseRecord, toStoredEvent } from '../src/file/frame.js';
+import { cutPayloadFields, RangeScanner, scanRange, unreadFields } from '../src/file/frame-scan.js';
+import { encodeRecord, HEADER_BYTES, parseRecord, toStoredEvent } from '../src/file/frame.js';
 import type { EventEnvelope } from '@thumbforge/contracts';
 import { testEvent } from '../src/testing/index.js';
 import { tempDir } from './support.js';
@@ -37,7 +38,7 @@ describe('scanRange', () => {
     ['none of a type no record has', ['z.none'], [3]],
   ])('keeps %s', (_, wanted, expected) => {
     const { buf, positions } = segmentOf(types);
-    const scan = scanRange(buf, positions, wanted && new Set(wanted));
+    const scan = scanRange(buf, positions, { types: wanted && new Set(wanted) });
     expect(scan.corrupt).toBeUndefined();
     expect(keptIndexes(scan.kept, buf, positions)).toEqual(expected);
   });
@@ -49,7 +50,7 @@ describe('scanRange', () => {
     const { buf, positions } = segmentOf(types);
     if (byte === 0) buf.writeUInt32BE(0, positions[index]);
     else buf[positions[index] + byte] ^= 0xff;
-    const scan = scanRange(buf, positions, new Set(['a.kept']));
+    const scan = scanRange(buf, positions, { types: new Set(['a.kept']) });
     expect(scan.corrupt).toEqual({ index, reason });
     expect(keptIndexes(scan.kept, buf, positions)).toEqual([0, 2].filter((i) => i < index));
   });
@@ -57,11 +58,11 @@ describe('scanRange', () => {
   it('blanks the batch markers out of kept records in a buffer of its own, and only there', () => {
     const { buf, positions, events } = segmentOf(['a.kept', 'b.skipped', 'a.kept']);
     const shared = Buffer.from(buf);
-    scanRange(shared, positions, new Set(['a.kept']));
+    scanRange(shared, positions, { types: new Set(['a.kept']) });
     expect(shared.equals(buf)).toBe(true);
 
     const owned = Buffer.from(buf);
-    const { kept } = scanRange(owned, positions, new Set(['a.kept']), true);
+    const { kept } = scanRange(owned, positions, { types: new Set(['a.kept']) }, true);
     const parsed = [0, 3].map((k) => parseRecord(owned, kept[k + 1], kept[k + 2]));
     expect(parsed).toStrictEqual([events[0], events[2]]);
     // The skipped record keeps its marker, and with it its checksum.
@@ -69,7 +70,7 @@ describe('scanRange', () => {
       '$batch',
       [1, 3],
     );
-    expect(scanRange(owned, [positions[1]], undefined).corrupt).toBeUndefined();
+    expect(scanRange(owned, [positions[1]]).corrupt).toBeUndefined();
     // Finished in place: the parsed record is the stored event.
     expect(toStoredEvent(parsed[0], 't', 7)).toBe(parsed[0]);
     expect(parsed[0]).toStrictEqual({ ...events[0], topic: 't', partition: 0, offset: 7 });
@@ -78,7 +79,101 @@ describe('scanRange', () => {
   it('reports a record cut short by the end of the range', () => {
     const { buf, positions } = segmentOf(types);
     const cut = buf.subarray(0, buf.length - 3);
-    expect(scanRange(cut, positions, undefined).corrupt).toEqual({ index: 4, reason: 'truncated record' });
+    expect(scanRange(cut, positions).corrupt).toEqual({ index: 4, reason: 'truncated record' });
+  });
+});
+
+/** The event with the named payload fields deleted: what a cut must leave. */
+function without(event: EventEnvelope, fields: readonly string[]): EventEnvelope {
+  const payload = { ...(event.payload as Record<string, unknown>) };
+  for (const field of fields) delete payload[field];
+  return { ...event, payload };
+}
+
+/** Cuts `fields` out of a record's own copy; the JSON left, and the length answered. */
+function cutOf(frame: Buffer, fields: readonly string[]): { json: string; length: number } {
+  const buf = Buffer.from(frame);
+  const names = unreadFields({ t: fields }).get('t')!;
+  const length = cutPayloadFields(buf, 0, frame.length - HEADER_BYTES, names);
+  return { json: buf.toString('utf8', HEADER_BYTES, HEADER_BYTES + length), length };
+}
+
+describe('cutPayloadFields', () => {
+  const event = testEvent(3, 'agg_1', { last: { quote: 'a "}" and a \\', list: [{}, [], '{'] } });
+
+  it.each([
+    ['the first field', ['n']],
+    ['a nested object with an array', ['nested']],
+    ['the last field, its strings holding braces, quotes and escapes', ['last']],
+    ['every field', ['n', 'nested', 'text', 'last']],
+    ['the fields asked for that it has', ['text', 'missing']],
+  ])('cuts %s and leaves the rest of the record as it was', (_, fields) => {
+    const { json, length } = cutOf(encodeRecord(event, 0, 1), fields);
+    expect(length).toBe(Buffer.byteLength(json));
+    expect(JSON.parse(json)).toStrictEqual(without(event, fields));
+  });
+
+  it('answers the length it was given, and changes nothing, when no field is cut', () => {
+    const frame = encodeRecord(event, 0, 1);
+    const buf = Buffer.from(frame);
+    expect(cutPayloadFields(buf, 0, frame.length - HEADER_BYTES, [Buffer.from('absent')])).toBe(
+      frame.length - HEADER_BYTES,
+    );
+    expect(buf.equals(frame)).toBe(true);
+  });
+
+  it.each([
+    ['an envelope without a payload', '{"id":"e","type":"t"}'],
+    ['a payload that is not an object', '{"id":"e","type":"t","payload":[{"n":1}]}'],
+    ['JSON cut short', '{"id":"e","type":"t","payload":{"n":1,"text":"ab'],
+    ['a string left open', '{"id":"e","type":"t","payload":{"n":"1}}'],
+    ['an envelope that does not open as encodeRecord writes it', '{"type":"t","id":"e","payload":{"n":1}}'],
+  ])('leaves %s as it is', (_, json) => {
+    const frame = Buffer.concat([Buffer.alloc(HEADER_BYTES), Buffer.from(json)]);
+    const buf = Buffer.from(frame);
+    expect(cutPayloadFields(buf, 0, json.length, [Buffer.from('n')])).toBe(json.length);
+    expect(buf.equals(frame)).toBe(true);
+  });
+
+  it('cuts any set of fields out of any payload, with or without a batch marker, leaving the rest equal', () => {
+    const payloads = fc.dictionary(
+      fc.string({ unit: 'grapheme', maxLength: 6 }),
+      fc.jsonValue({ maxDepth: 3 }),
+      {
+        minKeys: 1,
+        maxKeys: 6,
+      },
+    );
+    fc.assert(
+      fc.property(payloads, fc.array(fc.nat()), fc.nat({ max: 3 }), (payload, picks, batch) => {
+        const keys = Object.keys(payload);
+        const fields = [...new Set(picks.map((i) => keys[i % keys.length]))];
+        const event = { ...testEvent(1), payload };
+        const cut = cutOf(encodeRecord(event, 0, batch + 1), fields);
+        const expected = JSON.parse(JSON.stringify(batch > 0 ? { $batch: [0, batch + 1], ...event } : event));
+        for (const field of fields) delete expected.payload[field];
+        expect(cut.length).toBe(Buffer.byteLength(cut.json));
+        expect(JSON.stringify(JSON.parse(cut.json))).toBe(JSON.stringify(expected));
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('cuts fields out of the kept records of a range in a buffer of its own, batch markers and all', () => {
+    const { buf, positions, events } = segmentOf(['a.kept', 'b.other', 'a.kept']);
+    const unread = unreadFields({ 'a.kept': ['nested', 'text'] });
+    const shared = Buffer.from(buf);
+    const left = scanRange(shared, positions, { unread });
+    expect(shared.equals(buf)).toBe(true);
+    expect(keptIndexes(left.kept, buf, positions)).toEqual([0, 1, 2]);
+
+    const { kept } = scanRange(buf, positions, { unread }, true);
+    const parsed = [0, 3, 6].map((k) => parseRecord(buf, kept[k + 1], kept[k + 2]));
+    expect(parsed).toStrictEqual([
+      without(events[0], ['nested', 'text']),
+      events[1],
+      without(events[2], ['nested', 'text']),
+    ]);
   });
 });
 
@@ -95,9 +190,10 @@ describe('RangeScanner', () => {
     // Bytes before and after the range: only [start, stop) is read.
     await writeFile(path, Buffer.concat([Buffer.from('junk'), buf, Buffer.from('more')]));
     scanner = new RangeScanner();
+    const unread = { 'a.kept': ['nested'] };
     const ranges = await Promise.all(
-      [undefined, ['a.kept']].map((types) =>
-        scanner!.scan({ path, start: 4, stop: 4 + buf.length, positions: positions.slice(), types }),
+      [{}, { types: ['a.kept'] }, { unread }].map((filter) =>
+        scanner!.scan({ path, start: 4, stop: 4 + buf.length, positions: positions.slice(), ...filter }),
       ),
     );
     expect(keptIndexes(ranges[0].kept, buf, positions)).toEqual([0, 1, 2, 3]);
@@ -107,7 +203,10 @@ describe('RangeScanner', () => {
       [...Array(kept.length / 3).keys()].map((k) => parseRecord(bytes, kept[3 * k + 1], kept[3 * k + 2]));
     expect(parsedOf(ranges[0])).toStrictEqual(events);
     expect(parsedOf(ranges[1])).toStrictEqual([events[0], events[2]]);
-    expect(ranges.map((range) => range.corrupt)).toEqual([undefined, undefined]);
+    expect(parsedOf(ranges[2])).toStrictEqual(
+      events.map((event) => (event.type === 'a.kept' ? without(event, ['nested']) : event)),
+    );
+    expect(ranges.map((range) => range.corrupt)).toEqual([undefined, undefined, undefined]);
   });
 
   it('answers a missing file with an error, a short one as corrupt, a closed scanner with an error', async () => {

@@ -80,6 +80,15 @@ export const BILLING_FACT_TYPES: readonly string[] = [
 
 const BILLING_FACTS = new Set(BILLING_FACT_TYPES);
 
+/**
+ * Payload fields of billing facts the ledger's fold never reads, by type, for a replay to leave
+ * undecoded (the event log's `unread`): a reservation carries the job it was made for, which rendering
+ * and the job views need, and which is most of its bytes.
+ */
+export const LEDGER_UNREAD_FIELDS: Readonly<Record<string, readonly string[]>> = {
+  'billing.credits-reserved': ['job'],
+};
+
 /** Whether an envelope is a billing fact the ledger folds (commands and other types are not). */
 export function isBillingFact(event: EventEnvelope): boolean {
   return BILLING_FACTS.has(event.type);

@@ -8,6 +8,7 @@ import {
   assertSubscriptionCounts,
   positionKey,
   typeFilter,
+  unreadFilter,
   type AppendOptions,
   type EventLog,
   type ReadOptions,
@@ -16,7 +17,14 @@ import {
 } from '../port.js';
 import { FileSubscription, type SubscriptionHost } from './file-subscription.js';
 import { cleanEnvelope, encodeRecord, parseRecord, toStoredEvent } from './frame.js';
-import { RangeScanner, scanRange, type ScannedRange } from './frame-scan.js';
+import {
+  RangeScanner,
+  scanRange,
+  unreadFields,
+  type RangeRequest,
+  type RecordFilter,
+  type ScannedRange,
+} from './frame-scan.js';
 import { acquireLock, syncDir } from './fs-util.js';
 import {
   DEFAULT_COMMIT_INTERVAL_MS,
@@ -279,7 +287,7 @@ export class FileEventLog implements EventLog {
       end: (topic) => this.topics.get(topic)?.next ?? 0,
       readBatch: async (topic, from, end) => {
         const plan = this.planBatch(topic, from, end);
-        return plan ? this.readBatch(topic, plan, undefined) : [];
+        return plan ? this.readBatch(topic, plan, {}) : [];
       },
       deadLetter: async (event) => {
         await this.append(DEAD_LETTER_TOPIC, [event]);
@@ -584,14 +592,15 @@ export class FileEventLog implements EventLog {
   }
 
   /**
-   * Reads a planned batch: the events of `types` (all without it). Every record's frame is checked,
-   * skipped or not; with a `scanner`, the disk read and the checks are done on its thread.
+   * Reads a planned batch: the events of `filter.types` (all without it). Every record's frame is
+   * checked, skipped or not; with a `scanner`, the disk read and the checks are done on its thread,
+   * and so are the cuts of `unread` fields.
    */
   private async readBatch(
     topic: string,
     plan: BatchPlan,
-    types: ReadonlySet<string> | undefined,
-    scanner?: { worker: RangeScanner; types?: string[] },
+    filter: RecordFilter,
+    scanner?: { worker: RangeScanner; request: Pick<RangeRequest, 'types' | 'unread'> },
   ): Promise<StoredEvent[]> {
     const { segment, first, last, start, stop } = plan;
     const positions = segment.records.relative(first, last, start);
@@ -604,9 +613,9 @@ export class FileEventLog implements EventLog {
         await readFully(await this.readHandle(segment), buf, start);
       }
       // The recent bytes are shared by every reader; a buffer read from disk is this read's own.
-      range = { buf, ...scanRange(buf, positions, types, !recent) };
+      range = { buf, ...scanRange(buf, positions, filter, !recent) };
     } else {
-      range = await scanner.worker.scan({ path: segment.path, start, stop, positions, types: scanner.types });
+      range = await scanner.worker.scan({ path: segment.path, start, stop, positions, ...scanner.request });
     }
     const { buf, kept, corrupt } = range;
     if (corrupt) {
@@ -614,6 +623,7 @@ export class FileEventLog implements EventLog {
         `${segment.path}: ${corrupt.reason} at offset ${segment.base + first + corrupt.index}`,
       );
     }
+    const { types } = filter;
     const events: StoredEvent[] = [];
     for (let k = 0; k < kept.length; k += 3) {
       const body = parseRecord(buf, kept[k + 1], kept[k + 2]);
@@ -634,10 +644,12 @@ export class FileEventLog implements EventLog {
     let from = options.fromOffset ?? 0;
     if (!isOffset(from)) throw new RangeError(`fromOffset must be a non-negative integer, not ${from}`);
     const types = typeFilter(options);
+    const unread = unreadFilter(options);
+    const filter: RecordFilter = { types, unread: unread && unreadFields(unread) };
     const end = this.host.end(topic);
     const scanner =
       end > from && end - from >= this.scanInWorkerFrom
-        ? { worker: new RangeScanner(), types: types && [...types] }
+        ? { worker: new RangeScanner(), request: { types: types && [...types], unread } }
         : undefined;
     // Batches ahead: the disk reads (and with the scanner, the checks) of the next ones overlap the
     // caller's work on this one.
@@ -648,7 +660,7 @@ export class FileEventLog implements EventLog {
         while (ahead.length < depth) {
           const plan = this.planBatch(topic, from, end);
           if (!plan) break;
-          ahead.push(this.readBatch(topic, plan, types, scanner));
+          ahead.push(this.readBatch(topic, plan, filter, scanner));
           from = plan.segment.base + plan.last;
         }
         const next = ahead.shift();

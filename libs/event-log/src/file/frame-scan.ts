@@ -36,10 +36,17 @@ export function checkFrame(buf: Buffer, at: number, available: number): FrameChe
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 const COMMA = 0x2c;
+const COLON = 0x3a;
 const DIGIT_0 = 0x30;
 const DIGIT_9 = 0x39;
 const SPACE = 0x20;
+const TAB = 0x09;
+const LINE_FEED = 0x0a;
+const CARRIAGE_RETURN = 0x0d;
 const OPENING_BRACE = 0x7b;
+const CLOSING_BRACE = 0x7d;
+const OPENING_BRACKET = 0x5b;
+const CLOSING_BRACKET = 0x5d;
 const BATCH_OPENING = Buffer.from('{"$batch":[');
 const BATCH_ID = Buffer.from('],"id":"');
 const ID_OPENING = Buffer.from('{"id":"');
@@ -81,29 +88,37 @@ function batchMarkerEnd(buf: Buffer, open: number, end: number): number {
 }
 
 /**
- * The event type of the record at `at` without parsing it, for reads that skip the types they do not
- * want. `encodeRecord` writes `$batch` (when present), then `id` and `type` first, so the type is the
- * string after the id. Undefined when the record does not open that way or either string has an
- * escape: the caller then parses the record to learn its type.
+ * Where the type string of the record at `at` starts: `encodeRecord` writes `$batch` (when present),
+ * then `id` and `type` first, so the type is the string after the id. -1 when the record does not open
+ * that way or the id has an escape.
  */
-export function peekRecordType(buf: Buffer, at: number, length: number): string | undefined {
-  const end = at + HEADER_BYTES + length;
+function typeStart(buf: Buffer, at: number, end: number): number {
   let i = at + HEADER_BYTES;
   const marker = batchMarkerEnd(buf, i, end);
   if (marker >= 0) {
     i = marker + BATCH_ID.length;
   } else if (marker === MALFORMED_MARKER) {
-    return undefined;
+    return -1;
   } else if (holds(buf, i, end, ID_OPENING)) {
     i += ID_OPENING.length;
   } else {
-    return undefined;
+    return -1;
   }
   const idEnd = plainStringEnd(buf, i, end);
-  if (idEnd < 0 || !holds(buf, idEnd + 1, end, TYPE_FIELD)) return undefined;
-  const typeStart = idEnd + 1 + TYPE_FIELD.length;
-  const typeEnd = plainStringEnd(buf, typeStart, end);
-  return typeEnd < 0 ? undefined : buf.toString('utf8', typeStart, typeEnd);
+  if (idEnd < 0 || !holds(buf, idEnd + 1, end, TYPE_FIELD)) return -1;
+  return idEnd + 1 + TYPE_FIELD.length;
+}
+
+/**
+ * The event type of the record at `at` without parsing it, for reads that skip the types they do not
+ * want (see `typeStart`). Undefined when the record does not open as `encodeRecord` writes it or
+ * either string has an escape: the caller then parses the record to learn its type.
+ */
+export function peekRecordType(buf: Buffer, at: number, length: number): string | undefined {
+  const end = at + HEADER_BYTES + length;
+  const start = typeStart(buf, at, end);
+  const typeEnd = start < 0 ? -1 : plainStringEnd(buf, start, end);
+  return typeEnd < 0 ? undefined : buf.toString('utf8', start, typeEnd);
 }
 
 /**
@@ -119,40 +134,229 @@ function dropBatchMarker(buf: Buffer, at: number, length: number): void {
   buf[marker + 1] = OPENING_BRACE;
 }
 
+/**
+ * Payload fields a read leaves out, by event type (`ReadOptions.unread`), as the bytes of their
+ * names in JSON (what `encodeRecord` writes between the quotes): a replay that folds a few fields of
+ * large events does not pay to decode the rest.
+ */
+export type UnreadFields = ReadonlyMap<string, readonly Buffer[]>;
+
+export function unreadFields(unread: Readonly<Record<string, readonly string[]>>): UnreadFields {
+  const named = (field: string) => Buffer.from(JSON.stringify(field).slice(1, -1));
+  return new Map(Object.entries(unread).map(([type, fields]) => [type, fields.map(named)]));
+}
+
+function isSpace(byte: number): boolean {
+  return byte === SPACE || byte === LINE_FEED || byte === CARRIAGE_RETURN || byte === TAB;
+}
+
+function skipSpace(buf: Buffer, at: number, end: number): number {
+  while (at < end && isSpace(buf[at])) at++;
+  return at;
+}
+
+/** Just past the JSON string whose opening quote is at `at`; -1 when it runs past `end`. */
+function stringEnd(buf: Buffer, at: number, end: number): number {
+  for (let i = at + 1; i < end; i++) {
+    const byte = buf[i];
+    if (byte === BACKSLASH) i++;
+    else if (byte === QUOTE) return i + 1;
+  }
+  return -1;
+}
+
+/** What a byte is to `valueEnd`'s walk of an object or array: 0 for most, which it passes over. */
+const STRUCTURE = new Uint8Array(256);
+const OPENS_STRING = 1;
+const OPENS = 2;
+const CLOSES = 3;
+STRUCTURE[QUOTE] = OPENS_STRING;
+STRUCTURE[OPENING_BRACE] = OPENS;
+STRUCTURE[OPENING_BRACKET] = OPENS;
+STRUCTURE[CLOSING_BRACE] = CLOSES;
+STRUCTURE[CLOSING_BRACKET] = CLOSES;
+
+/** Just past the JSON value that starts at `at`; -1 when it does not end within `end`. */
+function valueEnd(buf: Buffer, at: number, end: number): number {
+  const first = buf[at];
+  if (first === QUOTE) return stringEnd(buf, at, end);
+  if (first === OPENING_BRACE || first === OPENING_BRACKET) {
+    // One flat loop over the bytes, strings included: the walk of a large nested value is most of a cut.
+    let depth = 0;
+    for (let i = at; i < end; i++) {
+      const kind = STRUCTURE[buf[i]];
+      if (kind === 0) continue;
+      if (kind === OPENS_STRING) {
+        for (i++; i < end; i++) {
+          const byte = buf[i];
+          if (byte === QUOTE) break;
+          if (byte === BACKSLASH) i++;
+        }
+      } else if (kind === OPENS) {
+        depth++;
+      } else if (--depth === 0) {
+        return i + 1;
+      }
+    }
+    return -1;
+  }
+  // A number, true, false or null: up to the next delimiter.
+  let i = at;
+  while (
+    i < end &&
+    buf[i] !== COMMA &&
+    buf[i] !== CLOSING_BRACE &&
+    buf[i] !== CLOSING_BRACKET &&
+    !isSpace(buf[i])
+  )
+    i++;
+  return i > at ? i : -1;
+}
+
+/** Whether the JSON string from `at` (its opening quote) to `after` (past its closing one) is one of `names`. */
+function isOneOf(buf: Buffer, at: number, after: number, names: readonly Buffer[]): boolean {
+  const length = after - at - 2;
+  for (const name of names) if (name.length === length && holds(buf, at + 1, after - 1, name)) return true;
+  return false;
+}
+
+/** Where the value of a member starts, given its key's end (-1: the key did not end); -1 without a colon. */
+function valueAfter(buf: Buffer, keyEnd: number, end: number): number {
+  if (keyEnd < 0) return -1;
+  const colon = skipSpace(buf, keyEnd, end);
+  return buf[colon] === COLON ? skipSpace(buf, colon + 1, end) : -1;
+}
+
+/**
+ * The members of the JSON object whose `{` is at `open`, as `[keyAt, keyEnd, valueAt, valueEnd]`
+ * (ends: just past) in `into`; the object's end (past its `}`), or -1 when it is not one well-formed
+ * object within `end`.
+ */
+function objectMembers(buf: Buffer, open: number, end: number, into: number[]): number {
+  into.length = 0;
+  if (buf[open] !== OPENING_BRACE) return -1;
+  let i = skipSpace(buf, open + 1, end);
+  if (buf[i] === CLOSING_BRACE) return i + 1;
+  for (;;) {
+    if (buf[i] !== QUOTE) return -1;
+    const keyEnd = stringEnd(buf, i, end);
+    const value = valueAfter(buf, keyEnd, end);
+    if (value < 0) return -1;
+    const after = valueEnd(buf, value, end);
+    if (after < 0) return -1;
+    into.push(i, keyEnd, value, after);
+    i = skipSpace(buf, after, end);
+    if (buf[i] === CLOSING_BRACE) return i + 1;
+    if (buf[i] !== COMMA) return -1;
+    i = skipSpace(buf, i + 1, end);
+  }
+}
+
+/**
+ * Where the value of the member named `name` starts, looking at the members that follow `after` (the
+ * end of a member's value) in their object; -1 when none of them is named so.
+ */
+function laterMemberValue(buf: Buffer, after: number, end: number, name: readonly Buffer[]): number {
+  for (let i = after; ;) {
+    i = skipSpace(buf, i, end);
+    if (buf[i] !== COMMA) return -1;
+    const key = skipSpace(buf, i + 1, end);
+    if (buf[key] !== QUOTE) return -1;
+    const keyEnd = stringEnd(buf, key, end);
+    const value = valueAfter(buf, keyEnd, end);
+    if (value < 0) return -1;
+    if (isOneOf(buf, key, keyEnd, name)) return value;
+    i = valueEnd(buf, value, end);
+    if (i < 0) return -1;
+  }
+}
+
+const PAYLOAD_NAME: readonly Buffer[] = [Buffer.from('payload')];
+// Reused by every call: the walk allocates nothing per record.
+const payloadMembers: number[] = [];
+
+/**
+ * Cuts the members named `fields` out of the payload of the record at `at` (its JSON an envelope as
+ * `encodeRecord` writes it, batch marker and all), moving what follows back over them, and answers
+ * the JSON's new length. A record it cannot walk is left as it is. Only in a buffer of the reader's
+ * own: the record's CRC no longer matches.
+ */
+export function cutPayloadFields(buf: Buffer, at: number, length: number, fields: readonly Buffer[]): number {
+  const start = at + HEADER_BYTES;
+  const end = start + length;
+  // The walk starts after the type, which `encodeRecord` writes second, and skips to the payload.
+  const type = typeStart(buf, at, end);
+  const typeEnd = type < 0 ? -1 : stringEnd(buf, type - 1, end);
+  const payloadAt = typeEnd < 0 ? -1 : laterMemberValue(buf, typeEnd, end, PAYLOAD_NAME);
+  const payloadEnd = payloadAt < 0 ? -1 : objectMembers(buf, payloadAt, end, payloadMembers);
+  if (payloadEnd < 0) return length;
+  const cut = (m: number) => isOneOf(buf, payloadMembers[m], payloadMembers[m + 1], fields);
+  let anyCut = false;
+  for (let m = 0; m < payloadMembers.length && !anyCut; m += 4) anyCut = cut(m);
+  if (!anyCut) return length;
+  // The kept members, rewritten in place from the payload's `{`: the writes never overtake the reads,
+  // and members before the first cut stay where they are.
+  let write = payloadAt + 1;
+  for (let m = 0; m < payloadMembers.length; m += 4) {
+    if (cut(m)) continue;
+    if (write > payloadAt + 1) buf[write++] = COMMA;
+    const keyAt = payloadMembers[m];
+    const memberEnd = payloadMembers[m + 3];
+    if (write !== keyAt) buf.copyWithin(write, keyAt, memberEnd);
+    write += memberEnd - keyAt;
+  }
+  buf[write++] = CLOSING_BRACE;
+  buf.copyWithin(write, payloadEnd, end);
+  return write + (end - payloadEnd) - start;
+}
+
 /** What checking a range found: the records to parse, and the first corrupt one, if any. */
 export interface RangeScan {
-  /** `[index, position, length]` per record to parse: its index in the range, where it is, its JSON's length. */
+  /** `[index, position, length]` per record to parse: its index in the range, where it is, its JSON's length (after any cut). */
   kept: Uint32Array;
   /** The range's first record that failed its check; the records after it were not looked at. */
   corrupt?: { index: number; reason: string };
 }
 
+/** Which records a read keeps, and what it leaves out of them (`ReadOptions.types`, `unread`). */
+export interface RecordFilter {
+  types?: ReadonlySet<string>;
+  unread?: UnreadFields;
+}
+
 /**
  * Checks every record of a range (`positions`: where each starts in `buf`) and keeps those that may
- * be of `types` (all without it): a record whose type cannot be seen without parsing is kept for the
- * caller to parse and decide. In a buffer of the caller's own (`owned`), kept records lose their
- * batch markers (`dropBatchMarker`) once checked.
+ * be of `filter.types` (all without it): a record whose type cannot be seen without parsing is kept
+ * for the caller to parse and decide. In a buffer of the caller's own (`owned`), kept records lose
+ * their batch markers (`dropBatchMarker`) and their `filter.unread` fields (`cutPayloadFields`) once
+ * checked.
  */
 export function scanRange(
   buf: Buffer,
   positions: ArrayLike<number>,
-  types: ReadonlySet<string> | undefined,
+  filter: RecordFilter = {},
   owned = false,
 ): RangeScan {
+  const { types, unread } = filter;
+  const cuts = owned ? unread : undefined;
   const kept = new Uint32Array(positions.length * 3);
   let n = 0;
   for (let i = 0; i < positions.length; i++) {
     const at = positions[i];
     const check = checkFrame(buf, at, buf.length - at);
     if (!check.ok) return { kept: kept.subarray(0, n), corrupt: { index: i, reason: check.reason } };
-    if (types) {
-      const type = peekRecordType(buf, at, check.length);
-      if (type !== undefined && !types.has(type)) continue;
+    let length = check.length;
+    const type = types || cuts ? peekRecordType(buf, at, length) : undefined;
+    if (types && type !== undefined && !types.has(type)) continue;
+    if (owned) {
+      // The cut first: it finds the payload from the type, which the marker's blanking moves.
+      const fields = type === undefined ? undefined : cuts?.get(type);
+      if (fields) length = cutPayloadFields(buf, at, length, fields);
+      dropBatchMarker(buf, at, length);
     }
-    if (owned) dropBatchMarker(buf, at, check.length);
     kept[n++] = i;
     kept[n++] = at;
-    kept[n++] = check.length;
+    kept[n++] = length;
   }
   return { kept: kept.subarray(0, n) };
 }
@@ -167,6 +371,7 @@ export interface RangeRequest {
   stop: number;
   positions: Uint32Array;
   types?: readonly string[];
+  unread?: Readonly<Record<string, readonly string[]>>;
 }
 
 /** A range read and checked: its bytes (`buf[0]` is `start`) and what `scanRange` found in them. */
@@ -254,7 +459,7 @@ function serveRanges(port: NonNullable<typeof parentPort>): void {
       port.close();
       return;
     }
-    const { id, path, start, stop, positions, types } = message;
+    const { id, path, start, stop, positions, types, unread } = message;
     try {
       let fd = files.get(path);
       if (fd === undefined) files.set(path, (fd = openSync(path, 'r')));
@@ -273,7 +478,12 @@ function serveRanges(port: NonNullable<typeof parentPort>): void {
               kept: new Uint32Array(0),
               corrupt: { index: 0, reason: `segment ended ${buf.length - done} bytes early` },
             }
-          : scanRange(buf, positions, types ? new Set(types) : undefined, true);
+          : scanRange(
+              buf,
+              positions,
+              { types: types && new Set(types), unread: unread && unreadFields(unread) },
+              true,
+            );
       const reply: Reply = { id, buf: buf.buffer as ArrayBuffer, kept, corrupt };
       port.postMessage(reply, [reply.buf, kept.buffer as ArrayBuffer]);
     } catch (error) {

@@ -17,6 +17,7 @@ import {
   assertSubscriptionCounts,
   positionKey,
   typeFilter,
+  unreadFilter,
   type AppendOptions,
   type EventLog,
   type ReadOptions,
@@ -254,6 +255,8 @@ export class KafkaEventLog implements EventLog {
   async *readBatches(topic: string, options: ReadOptions = {}): AsyncIterable<StoredEvent[]> {
     this.assertOpen();
     const types = typeFilter(options);
+    // Checked like the other logs', and not acted on: the events come whole (see `ReadOptions.unread`).
+    unreadFilter(options);
     const partitions = await this.topics.existing(topic);
     if (partitions === undefined) return;
     if (options.partition === undefined) {

@@ -179,6 +179,33 @@ export function describeEventLogContract(
         );
       });
 
+      it('reads events whole, or without the payload fields a caller leaves unread, and nothing else', async () => {
+        const topic = uniqueName('t');
+        const of = (type: string, n: number) => ({ ...testEvent(n), type });
+        const stored = [
+          ...(await log.append(topic, [of('a.large', 0), of('b.small', 1)])),
+          ...(await log.append(topic, [of('a.large', 2)])),
+        ];
+        const unread = { 'a.large': ['nested', 'text', 'absent'] };
+        const without = (event: StoredEvent): StoredEvent => {
+          const { nested: _nested, text: _text, ...payload } = event.payload as Record<string, unknown>;
+          return { ...event, payload };
+        };
+        const read = await collect(log.read(topic, { unread }));
+        expect(read).toHaveLength(stored.length);
+        read.forEach((event, i) => {
+          const whole = stored[i];
+          if (whole.type === 'a.large') expect([whole, without(whole)]).toContainEqual(event);
+          else expect(event).toEqual(whole);
+        });
+        expect(await collect(log.read(topic, { types: ['b.small'], unread }))).toEqual([stored[1]]);
+        await expect(
+          collect(
+            log.read(topic, { unread: { 'a.large': 'nested' } as unknown as Record<string, string[]> }),
+          ),
+        ).rejects.toThrow(TypeError);
+      });
+
       it('reads up to the end the topic had when the read started', async () => {
         const topic = uniqueName('t');
         await appendN(topic, 3);

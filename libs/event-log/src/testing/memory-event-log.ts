@@ -4,6 +4,7 @@ import { SubscriptionClosedError } from '../file/file-subscription.js';
 import {
   assertSinglePartition,
   typeFilter,
+  unreadFilter,
   type AppendOptions,
   type EventLog,
   type ReadOptions,
@@ -145,8 +146,14 @@ export class MemoryEventLog implements EventLog {
 
   async *read(topic: string, options: ReadOptions = {}): AsyncIterable<StoredEvent> {
     const types = typeFilter(options);
+    const unread = unreadFilter(options);
     for (const entry of this.entries(topic).slice(options.fromOffset ?? 0)) {
-      if (!types || types.has(entry.event.type)) yield structuredClone(entry.event);
+      if (types && !types.has(entry.event.type)) continue;
+      const event = structuredClone(entry.event);
+      // Always left out here, so that a caller that reads them anyway fails its tests.
+      for (const field of unread?.[event.type] ?? [])
+        delete (event.payload as Record<string, unknown>)[field];
+      yield event;
     }
   }
 

@@ -6,6 +6,7 @@ import {
   emptyBillingReplay,
   foldBillingEvent,
   isBillingFact,
+  LEDGER_UNREAD_FIELDS,
   type AccountLedger,
 } from '@thumbforge/domain';
 import { readBatches, type EventLog } from '@thumbforge/event-log';
@@ -164,8 +165,10 @@ async function replayOnce(
   let foldMs = 0;
   const cpuStart = process.cpuUsage();
   const replayStart = performance.now();
-  // The ledger's facts only: the log skips the commands without decoding them.
-  for await (const batch of readBatches(log, topic, { types: BILLING_FACT_TYPES })) {
+  // The ledger's facts only, and only what it folds: the log skips the commands without decoding them,
+  // and may leave the jobs out of the reservations.
+  const wanted = { types: BILLING_FACT_TYPES, unread: LEDGER_UNREAD_FIELDS };
+  for await (const batch of readBatches(log, topic, wanted)) {
     const foldStart = performance.now();
     for (const event of batch) foldBillingEvent(billing, event);
     foldMs += performance.now() - foldStart;
