@@ -17,14 +17,7 @@ import {
 } from '../port.js';
 import { FileSubscription, type SubscriptionHost } from './file-subscription.js';
 import { cleanEnvelope, encodeRecord, parseRecord, toStoredEvent } from './frame.js';
-import {
-  RangeScanner,
-  scanRange,
-  unreadFields,
-  type RangeRequest,
-  type RecordFilter,
-  type ScannedRange,
-} from './frame-scan.js';
+import { RangeScanner, scanRange, type RangeRequest, type ScannedRange } from './frame-scan.js';
 import { acquireLock, syncDir } from './fs-util.js';
 import {
   DEFAULT_COMMIT_INTERVAL_MS,
@@ -287,7 +280,7 @@ export class FileEventLog implements EventLog {
       end: (topic) => this.topics.get(topic)?.next ?? 0,
       readBatch: async (topic, from, end) => {
         const plan = this.planBatch(topic, from, end);
-        return plan ? this.readBatch(topic, plan, {}) : [];
+        return plan ? this.readBatch(topic, plan, undefined) : [];
       },
       deadLetter: async (event) => {
         await this.append(DEAD_LETTER_TOPIC, [event]);
@@ -592,14 +585,15 @@ export class FileEventLog implements EventLog {
   }
 
   /**
-   * Reads a planned batch: the events of `filter.types` (all without it). Every record's frame is
-   * checked, skipped or not; with a `scanner`, the disk read and the checks are done on its thread,
-   * and so are the cuts of `unread` fields.
+   * Reads a planned batch: the events of `types` (all without it). Every record's frame is checked,
+   * skipped or not; with a `scanner`, the disk read and the checks are done on its thread, and so are
+   * the cuts of the fields its request leaves `unread` (on the caller's thread a cut would cost about
+   * what it saves the parse).
    */
   private async readBatch(
     topic: string,
     plan: BatchPlan,
-    filter: RecordFilter,
+    types: ReadonlySet<string> | undefined,
     scanner?: { worker: RangeScanner; request: Pick<RangeRequest, 'types' | 'unread'> },
   ): Promise<StoredEvent[]> {
     const { segment, first, last, start, stop } = plan;
@@ -613,7 +607,7 @@ export class FileEventLog implements EventLog {
         await readFully(await this.readHandle(segment), buf, start);
       }
       // The recent bytes are shared by every reader; a buffer read from disk is this read's own.
-      range = { buf, ...scanRange(buf, positions, filter, !recent) };
+      range = { buf, ...scanRange(buf, positions, { types }, !recent) };
     } else {
       range = await scanner.worker.scan({ path: segment.path, start, stop, positions, ...scanner.request });
     }
@@ -623,7 +617,6 @@ export class FileEventLog implements EventLog {
         `${segment.path}: ${corrupt.reason} at offset ${segment.base + first + corrupt.index}`,
       );
     }
-    const { types } = filter;
     const events: StoredEvent[] = [];
     for (let k = 0; k < kept.length; k += 3) {
       const body = parseRecord(buf, kept[k + 1], kept[k + 2]);
@@ -645,7 +638,6 @@ export class FileEventLog implements EventLog {
     if (!isOffset(from)) throw new RangeError(`fromOffset must be a non-negative integer, not ${from}`);
     const types = typeFilter(options);
     const unread = unreadFilter(options);
-    const filter: RecordFilter = { types, unread: unread && unreadFields(unread) };
     const end = this.host.end(topic);
     const scanner =
       end > from && end - from >= this.scanInWorkerFrom
@@ -660,7 +652,7 @@ export class FileEventLog implements EventLog {
         while (ahead.length < depth) {
           const plan = this.planBatch(topic, from, end);
           if (!plan) break;
-          ahead.push(this.readBatch(topic, plan, filter, scanner));
+          ahead.push(this.readBatch(topic, plan, types, scanner));
           from = plan.segment.base + plan.last;
         }
         const next = ahead.shift();

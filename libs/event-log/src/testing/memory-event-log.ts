@@ -151,8 +151,8 @@ export class MemoryEventLog implements EventLog {
       if (types && !types.has(entry.event.type)) continue;
       const event = structuredClone(entry.event);
       // Always left out here, so that a caller that reads them anyway fails its tests.
-      for (const field of unread?.[event.type] ?? [])
-        delete (event.payload as Record<string, unknown>)[field];
+      const fields = unread && Object.hasOwn(unread, event.type) ? unread[event.type] : [];
+      for (const field of fields) delete (event.payload as Record<string, unknown>)[field];
       yield event;
     }
   }
