@@ -116,7 +116,11 @@ function typeStart(buf: Buffer, at: number, end: number): number {
  */
 export function peekRecordType(buf: Buffer, at: number, length: number): string | undefined {
   const end = at + HEADER_BYTES + length;
-  const start = typeStart(buf, at, end);
+  return typeFrom(buf, typeStart(buf, at, end), end);
+}
+
+/** The type string whose content starts at `start` (-1: no type); undefined when it has an escape. */
+function typeFrom(buf: Buffer, start: number, end: number): string | undefined {
   const typeEnd = start < 0 ? -1 : plainStringEnd(buf, start, end);
   return typeEnd < 0 ? undefined : buf.toString('utf8', start, typeEnd);
 }
@@ -282,10 +286,20 @@ const payloadMembers: number[] = [];
  * own: the record's CRC no longer matches.
  */
 export function cutPayloadFields(buf: Buffer, at: number, length: number, fields: readonly Buffer[]): number {
+  return cutAfterType(buf, at, length, typeStart(buf, at, at + HEADER_BYTES + length), fields);
+}
+
+/** `cutPayloadFields`, given where the record's type starts (`typeStart`), which a scan has found. */
+function cutAfterType(
+  buf: Buffer,
+  at: number,
+  length: number,
+  type: number,
+  fields: readonly Buffer[],
+): number {
   const start = at + HEADER_BYTES;
   const end = start + length;
   // The walk starts after the type, which `encodeRecord` writes second, and skips to the payload.
-  const type = typeStart(buf, at, end);
   const typeEnd = type < 0 ? -1 : stringEnd(buf, type - 1, end);
   const payloadAt = typeEnd < 0 ? -1 : laterMemberValue(buf, typeEnd, end, PAYLOAD_NAME);
   const payloadEnd = payloadAt < 0 ? -1 : objectMembers(buf, payloadAt, end, payloadMembers);
@@ -346,12 +360,14 @@ export function scanRange(
     const check = checkFrame(buf, at, buf.length - at);
     if (!check.ok) return { kept: kept.subarray(0, n), corrupt: { index: i, reason: check.reason } };
     let length = check.length;
-    const type = types || cuts ? peekRecordType(buf, at, length) : undefined;
+    // Found once: the type decides, and the cut walks on from it.
+    const typeAt = types || cuts ? typeStart(buf, at, at + HEADER_BYTES + length) : -1;
+    const type = typeFrom(buf, typeAt, at + HEADER_BYTES + length);
     if (types && type !== undefined && !types.has(type)) continue;
     if (owned) {
       // The cut first: it finds the payload from the type, which the marker's blanking moves.
       const fields = type === undefined ? undefined : cuts?.get(type);
-      if (fields) length = cutPayloadFields(buf, at, length, fields);
+      if (fields) length = cutAfterType(buf, at, length, typeAt, fields);
       dropBatchMarker(buf, at, length);
     }
     kept[n++] = i;
