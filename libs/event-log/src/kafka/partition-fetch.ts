@@ -17,9 +17,9 @@ import {
  * fetches and its decoding of record batches take half of a replay's time, and in the worker they
  * run on another core while the caller parses and folds.
  *
- * The worker loads this very file, so it imports only Node's own modules and kafkajs (and kafkajs'
- * request-queue fix, by the file name this one has): from the sources (tests) Node runs it with its
- * types stripped, from `dist` as it was built.
+ * The worker loads this very file, so it imports only Node's own modules and kafkajs (and its two
+ * fixes of kafkajs, the request queue's and the record decoder's, by the file name this one has): from
+ * the sources (tests) Node runs it with its types stripped, from `dist` as it was built.
  */
 
 /** The Kafka header that carries a record's event type: readers skip records by it unparsed. */
@@ -234,12 +234,16 @@ export class PartitionFetcher {
 
 /** The worker's side: one consumer, fetching while fewer than `FETCHES_AHEAD` wait untaken. */
 async function fetchPartition(port: MessagePort, fetch: PartitionFetch): Promise<void> {
-  // The connections of this thread's kafkajs get the request-queue fix too (see request-queue.ts).
+  // The connections of this thread's kafkajs get the request-queue fix too (see request-queue.ts),
+  // and its fetches the leaner record decode (record-decoder.ts), before the first fetch loads kafkajs'.
   const extension = import.meta.url.slice(import.meta.url.lastIndexOf('.'));
-  const { fixKafkajsRequestQueue } = (await import(
-    new URL(`./request-queue${extension}`, import.meta.url).href
-  )) as { fixKafkajsRequestQueue(): boolean };
+  const sibling = (name: string) => import(new URL(`./${name}${extension}`, import.meta.url).href);
+  const { fixKafkajsRequestQueue } = (await sibling('request-queue')) as {
+    fixKafkajsRequestQueue(): boolean;
+  };
+  const { useLeanRecordDecoder } = (await sibling('record-decoder')) as { useLeanRecordDecoder(): boolean };
   fixKafkajsRequestQueue();
+  useLeanRecordDecoder();
   let untaken = 0;
   let onTaken: (() => void) | undefined;
   let stopping = false;
