@@ -102,6 +102,12 @@ describe('loadConfig', () => {
     expect(longestRequestMs(loadConfig({ ...base(), SYNC_TIMEOUT_MS: '1000' }))).toBe(61_000);
   });
 
+  it('keeps a smaller pixel cache in a cluster replica, which RENDER_CACHE_MB still sets', () => {
+    const cluster = { ...base(), THUMBFORGE_MODE: 'cluster', KEY_ENCRYPTION_SECRET: 'ab'.repeat(32) };
+    expect(loadConfig(cluster).renderCacheBytes).toBe(64 * 1024 * 1024);
+    expect(loadConfig({ ...cluster, RENDER_CACHE_MB: '96' }).renderCacheBytes).toBe(96 * 1024 * 1024);
+  });
+
   it('reads overrides', () => {
     const config = loadConfig({
       ...base(),
