@@ -25,8 +25,10 @@ const Encoder = require('kafkajs/src/protocol/encoder.js') as new () => Encoder;
 const Decoder = require('kafkajs/src/protocol/decoder.js') as new (buffer: Buffer) => RecordBytes;
 const Long = require('kafkajs/src/utils/long.js') as { fromValue(value: string | bigint): unknown };
 type StockDecoder = (decoder: RecordBytes, context?: RecordBatchContext) => unknown;
-// Loaded by path, not through the module cache that `useLeanRecordDecoder` changes.
+// kafkajs' own: `useLeanRecordDecoder` runs only in fresh threads here, never in this one.
 const stock = require(RECORD_DECODER_MODULE) as StockDecoder;
+// One for every case, as a fetch worker has one for every batch: it must follow each batch it is given.
+const leanDecoder = leanRecordDecoder(Long as never);
 
 const INT64_MIN = -(2n ** 63n);
 const INT64_MAX = 2n ** 63n - 1n;
@@ -63,7 +65,7 @@ function decodeBoth(bytes: Buffer, context: RecordBatchContext) {
       return { error: (error as Error).constructor.name, at: decoder.offset };
     }
   };
-  return { lean: run(leanRecordDecoder(Long as never)), stock: run(stock) };
+  return { lean: run(leanDecoder), stock: run(stock) };
 }
 
 /** What a deep comparison does not see of the headers: their key order. */
