@@ -361,8 +361,9 @@ export function scanRange(
     if (!check.ok) return { kept: kept.subarray(0, n), corrupt: { index: i, reason: check.reason } };
     let length = check.length;
     // Found once: the type decides, and the cut walks on from it.
-    const typeAt = types || cuts ? typeStart(buf, at, at + HEADER_BYTES + length) : -1;
-    const type = typeFrom(buf, typeAt, at + HEADER_BYTES + length);
+    const end = at + HEADER_BYTES + length;
+    const typeAt = types || cuts ? typeStart(buf, at, end) : -1;
+    const type = typeFrom(buf, typeAt, end);
     if (types && type !== undefined && !types.has(type)) continue;
     if (owned) {
       // The cut first: it finds the payload from the type, which the marker's blanking moves.
