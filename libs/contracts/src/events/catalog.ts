@@ -234,6 +234,29 @@ export function resultLocation(result: { resultKey: string; resultBucket?: Resul
 } {
   return { bucket: result.resultBucket ?? 'private', key: result.resultKey };
 }
+
+const RENDERED_RESULT_FIELDS = [
+  'generationId',
+  'format',
+  'outputFormat',
+  'width',
+  'height',
+  'resultKey',
+  'resultBucket',
+  'imageUrl',
+  'inlineImage',
+] as const satisfies readonly (keyof RenderSucceededV1)[];
+
+/** What a completed job shows of its render (its status, its webhook): the image's place, link and size. */
+export type RenderedResult = Pick<RenderSucceededV1, (typeof RENDERED_RESULT_FIELDS)[number]>;
+
+/** A render fact's `RenderedResult`, without the optional fields it does not have. */
+export function renderedResult(fact: RenderSucceededV1): RenderedResult {
+  const result: Record<string, unknown> = {};
+  for (const field of RENDERED_RESULT_FIELDS) if (fact[field] !== undefined) result[field] = fact[field];
+  return result as unknown as RenderedResult;
+}
+
 export interface RenderFailedV1 {
   jobId: string;
   accountId: string | null;
@@ -243,21 +266,7 @@ export interface RenderFailedV1 {
 
 // ---- webhooks (key: jobId) -----------------------------------------------------------------------
 export type WebhookOutcome =
-  | {
-      event: 'generation.completed';
-      generationId: string;
-      format: Format;
-      outputFormat: 'webp' | 'png';
-      width: number;
-      height: number;
-      resultKey: string;
-      /** As in `render.succeeded`. */
-      resultBucket?: ResultBucket;
-      imageUrl: string | null;
-      /** As in `render.succeeded`: the image, when storage could not keep it. */
-      inlineImage?: string;
-    }
-  | { event: 'generation.failed'; error: string };
+  ({ event: 'generation.completed' } & RenderedResult) | { event: 'generation.failed'; error: string };
 
 export interface WebhookDeliveryRequestedV1 {
   jobId: string;

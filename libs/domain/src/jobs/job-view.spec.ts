@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { EventEnvelope, RenderSucceededV1 } from '@thumbforge/contracts';
+import type { EventEnvelope, RenderedResult, RenderSucceededV1 } from '@thumbforge/contracts';
 import { ACCOUNT, ev, jobSpec } from '../../test/fixtures.js';
-import { applyJobEvent, foldJobs, isJobEvent, type JobView } from './job-view.js';
+import { applyJobEvent, currentJobView, foldJobs, isJobEvent, type JobView } from './job-view.js';
 
 const T0 = '2026-04-10T12:00:00.000Z';
 const T1 = '2026-04-10T12:00:05.000Z';
@@ -21,6 +21,18 @@ const succeeded = (jobId = 'job_a', webhookUrl: string | null = null): RenderSuc
   imageUrl: `http://cdn/users/${ACCOUNT}/generations/gen_${jobId}.webp`,
   webhookUrl,
 });
+
+/** What the view keeps of a success: the render fact without the ids and sizes it holds elsewhere. */
+const shown = (jobId = 'job_a'): RenderedResult => {
+  const {
+    jobId: _jobId,
+    accountId: _accountId,
+    bytes: _bytes,
+    webhookUrl: _webhookUrl,
+    ...kept
+  } = succeeded(jobId);
+  return kept;
+};
 
 const reserved = (jobId = 'job_a', webhookUrl: string | null = null, at = T0) =>
   ev(
@@ -60,7 +72,7 @@ function view(overrides: Partial<JobView> = {}): JobView {
     jobId: 'job_a',
     accountId: ACCOUNT,
     status: 'processing',
-    spec: jobSpec('job_a'),
+    reserved: true,
     result: null,
     error: null,
     webhookUrl: null,
@@ -72,7 +84,6 @@ function view(overrides: Partial<JobView> = {}): JobView {
 }
 const asyncView = (overrides: Partial<JobView> = {}) =>
   view({
-    spec: jobSpec('job_a', { webhookUrl: HOOK }),
     webhookUrl: HOOK,
     webhook: { status: 'pending', attempts: 0, lastError: null },
     ...overrides,
@@ -103,7 +114,7 @@ describe('applyJobEvent', () => {
       'a success completes the job',
       view(),
       renderOk(),
-      view({ status: 'completed', result: succeeded(), updatedAt: T1 }),
+      view({ status: 'completed', result: shown(), updatedAt: T1 }),
     ],
     [
       'a failure fails the job',
@@ -113,9 +124,9 @@ describe('applyJobEvent', () => {
     ],
     [
       'a late failure after success is ignored',
-      view({ status: 'completed', result: succeeded(), updatedAt: T1 }),
+      view({ status: 'completed', result: shown(), updatedAt: T1 }),
       renderFailed('job_a', T2),
-      view({ status: 'completed', result: succeeded(), updatedAt: T1 }),
+      view({ status: 'completed', result: shown(), updatedAt: T1 }),
     ],
     [
       'a late success after failure is ignored',
@@ -125,18 +136,18 @@ describe('applyJobEvent', () => {
     ],
     [
       'a duplicate reservation is ignored',
-      view({ status: 'completed', result: succeeded(), updatedAt: T1 }),
+      view({ status: 'completed', result: shown(), updatedAt: T1 }),
       reserved('job_a', null, T2),
-      view({ status: 'completed', result: succeeded(), updatedAt: T1 }),
+      view({ status: 'completed', result: shown(), updatedAt: T1 }),
     ],
     [
       'a render outcome seen before its reservation creates the view',
       undefined,
       renderOk('job_a', HOOK),
       view({
-        spec: null,
+        reserved: false,
         status: 'completed',
-        result: succeeded('job_a', HOOK),
+        result: shown('job_a'),
         webhookUrl: HOOK,
         webhook: { status: 'pending', attempts: 0, lastError: null },
         acceptedAt: T1,
@@ -144,8 +155,8 @@ describe('applyJobEvent', () => {
       }),
     ],
     [
-      'a late reservation fills in the spec and keeps the outcome',
-      view({ spec: null, status: 'failed', error: 'boom', acceptedAt: T1, updatedAt: T1 }),
+      'a late reservation marks the job reserved and keeps the outcome',
+      view({ reserved: false, status: 'failed', error: 'boom', acceptedAt: T1, updatedAt: T1 }),
       reserved('job_a', null, T0),
       view({ status: 'failed', error: 'boom', acceptedAt: T0, updatedAt: T1 }),
     ],
@@ -209,7 +220,7 @@ describe('applyJobEvent', () => {
   });
 
   it.each([
-    ['a terminal job', view({ status: 'completed', result: succeeded() }), renderFailed()],
+    ['a terminal job', view({ status: 'completed', result: shown() }), renderFailed()],
     [
       'a terminal webhook',
       asyncView({ webhook: { status: 'delivered', attempts: 1, lastError: null } }),
@@ -230,13 +241,67 @@ describe('applyJobEvent', () => {
   });
 });
 
+describe('a success on the view', () => {
+  it('keeps the bucket and an inline image when the fact has them, and no key it lacks', () => {
+    const withBoth = ev(
+      'render.succeeded',
+      { ...succeeded(), resultBucket: 'public', inlineImage: 'UklG' },
+      T1,
+    );
+    expect(applyJobEvent(view(), withBoth)!.result).toEqual({
+      ...shown(),
+      resultBucket: 'public',
+      inlineImage: 'UklG',
+    });
+    expect(Object.keys(applyJobEvent(view(), renderOk())!.result!)).not.toContain('resultBucket');
+  });
+});
+
+describe('currentJobView', () => {
+  // As a release before this one stored them: the reservation's whole job and the whole render fact.
+  const legacy = (overrides: Record<string, unknown> = {}) => {
+    const { reserved: _reserved, ...rest } = view();
+    return { ...rest, id: 'job_a', spec: jobSpec('job_a'), ...overrides } as unknown as JobView;
+  };
+
+  it.each<[string, JobView, JobView]>([
+    ['a reserved job', legacy(), { ...view(), id: 'job_a' } as JobView],
+    [
+      'a job not yet reserved',
+      legacy({ spec: null }),
+      { ...view({ reserved: false }), id: 'job_a' } as JobView,
+    ],
+    [
+      'a completed job, its result reduced to what is shown',
+      legacy({ status: 'completed', result: succeeded() }),
+      { ...view({ status: 'completed', result: shown() }), id: 'job_a' } as JobView,
+    ],
+  ])('converts %s', (_name, stored, expected) => {
+    expect(currentJobView(stored)).toEqual(expected);
+  });
+
+  it('returns a view in the current shape as it is', () => {
+    const current = view();
+    expect(currentJobView(current)).toBe(current);
+  });
+
+  it('lets a fact applied to an old view leave it alone when ignored and convert it when taken', () => {
+    const stored = legacy();
+    expect(applyJobEvent(stored, reserved('job_a', null, T2))).toBe(stored);
+    expect(applyJobEvent(stored, renderOk())).toEqual({
+      ...view({ status: 'completed', result: shown(), updatedAt: T1 }),
+      id: 'job_a',
+    });
+  });
+});
+
 describe('foldJobs', () => {
   it.each<[string, EventEnvelope[], Record<string, Pick<JobView, 'status'> & Partial<JobView>>]>([
     ['nothing', [], {}],
     [
       'a sync job that succeeded',
       [reserved(), renderOk()],
-      { job_a: { status: 'completed', result: succeeded() } },
+      { job_a: { status: 'completed', result: shown() } },
     ],
     [
       'an async job whose webhook was delivered after a retry',

@@ -1,4 +1,11 @@
-import type { EventEnvelope, JobSpec, RenderSucceededV1, ThumbforgeEvent } from '@thumbforge/contracts';
+import {
+  renderedResult,
+  type EventEnvelope,
+  type JobSpec,
+  type RenderedResult,
+  type RenderSucceededV1,
+  type ThumbforgeEvent,
+} from '@thumbforge/contracts';
 
 export type JobStatus = 'processing' | 'completed' | 'failed';
 export type WebhookStatus = 'pending' | 'delivered' | 'failed';
@@ -9,13 +16,17 @@ export interface WebhookView {
   lastError: string | null;
 }
 
+/**
+ * A job as its status shows it. It keeps no more of its facts than that: one is kept in memory per
+ * job for good in embedded mode, and rewritten on each fact in MongoDB.
+ */
 export interface JobView {
   jobId: string;
   accountId: string | null;
   status: JobStatus;
-  /** null until the reservation fact has been applied. */
-  spec: JobSpec | null;
-  result: RenderSucceededV1 | null;
+  /** Whether the reservation fact has been applied. */
+  reserved: boolean;
+  result: RenderedResult | null;
   error: string | null;
   webhookUrl: string | null;
   /** null for a synchronous job. */
@@ -50,7 +61,7 @@ function later(current: string, at: string): string {
  */
 function touched(view: JobView, at: string): Pick<JobView, 'acceptedAt' | 'updatedAt'> {
   const earliest = at < view.acceptedAt ? at : view.acceptedAt;
-  return { acceptedAt: view.spec ? view.acceptedAt : earliest, updatedAt: later(view.updatedAt, at) };
+  return { acceptedAt: view.reserved ? view.acceptedAt : earliest, updatedAt: later(view.updatedAt, at) };
 }
 
 function isTerminal(status: JobStatus | WebhookStatus): boolean {
@@ -66,7 +77,7 @@ function blankView(jobId: string, accountId: string | null, webhookUrl: string |
     jobId,
     accountId,
     status: 'processing',
-    spec: null,
+    reserved: false,
     result: null,
     error: null,
     webhookUrl,
@@ -74,6 +85,22 @@ function blankView(jobId: string, accountId: string | null, webhookUrl: string |
     acceptedAt: at,
     updatedAt: at,
   };
+}
+
+/** A view as a release before this one stored it: the reservation's whole job, the whole render fact. */
+export interface StoredJobViewV0 extends Omit<JobView, 'reserved' | 'result'> {
+  spec: JobSpec | null;
+  result: RenderSucceededV1 | null;
+}
+
+/**
+ * A stored view in this release's shape: one a release before it stored (`StoredJobViewV0`) is
+ * converted, any other is returned as it is.
+ */
+export function currentJobView<T extends JobView>(stored: T): T {
+  if (!('spec' in stored)) return stored;
+  const { spec, result, ...rest } = stored as unknown as StoredJobViewV0 & Omit<T, keyof JobView>;
+  return { ...rest, reserved: spec !== null, result: result && renderedResult(result) } as unknown as T;
 }
 
 /**
@@ -84,23 +111,24 @@ function blankView(jobId: string, accountId: string | null, webhookUrl: string |
  * fact is ignored for is decided by facts of its own topic partition only, and every other field is
  * the first non-null value, a maximum or a minimum. Ignored events return the very same object.
  */
-export function applyJobEvent(view: JobView | undefined, event: EventEnvelope): JobView | undefined {
-  if (!isJobEvent(event)) return view;
+export function applyJobEvent(stored: JobView | undefined, event: EventEnvelope): JobView | undefined {
+  if (!isJobEvent(event)) return stored;
+  const view = stored && currentJobView(stored);
   const fact = event as ThumbforgeEvent;
   const jobId = (fact.payload as { jobId: string }).jobId;
-  if (view && view.jobId !== jobId) return view;
+  if (view && view.jobId !== jobId) return stored;
   const at = fact.occurredAt;
 
   switch (fact.type) {
     case 'billing.credits-reserved': {
       const { job, accountId } = fact.payload;
-      if (!view) return { ...blankView(jobId, accountId, job.webhookUrl, at), spec: job };
-      if (view.spec) return view;
+      if (!view) return { ...blankView(jobId, accountId, job.webhookUrl, at), reserved: true };
+      if (view.reserved) return stored;
       // Another topic got here first: fill in what only the reservation knows.
       return {
         ...view,
         accountId: view.accountId ?? accountId,
-        spec: job,
+        reserved: true,
         webhookUrl: view.webhookUrl ?? job.webhookUrl,
         webhook: view.webhook ?? (job.webhookUrl ? pendingWebhook() : null),
         acceptedAt: at,
@@ -111,10 +139,10 @@ export function applyJobEvent(view: JobView | undefined, event: EventEnvelope): 
     case 'render.failed': {
       const { accountId, webhookUrl } = fact.payload;
       const current = view ?? blankView(jobId, accountId, webhookUrl, at);
-      if (isTerminal(current.status)) return view;
+      if (isTerminal(current.status)) return stored;
       const outcome =
         fact.type === 'render.succeeded'
-          ? { status: 'completed' as const, result: fact.payload }
+          ? { status: 'completed' as const, result: renderedResult(fact.payload) }
           : { status: 'failed' as const, error: fact.payload.error };
       return {
         ...current,
@@ -138,7 +166,7 @@ export function applyJobEvent(view: JobView | undefined, event: EventEnvelope): 
     case 'webhook.exhausted': {
       const current = view ?? blankView(jobId, null, null, at);
       const webhook = current.webhook ?? pendingWebhook();
-      if (isTerminal(webhook.status)) return view;
+      if (isTerminal(webhook.status)) return stored;
       let next: WebhookView;
       if (fact.type === 'webhook.attempt-failed') {
         next = {
@@ -162,7 +190,7 @@ export function applyJobEvent(view: JobView | undefined, event: EventEnvelope): 
       return { ...current, webhook: next, ...touched(current, at) };
     }
     default:
-      return view;
+      return stored;
   }
 }
 

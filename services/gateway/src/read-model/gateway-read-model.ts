@@ -12,6 +12,7 @@ import {
   applyIdempotencyEvent,
   applyJobEvent,
   billingJobOf,
+  currentJobView,
   idempotencyRecordId,
   ledgerPageId,
   ledgerPageOf,
@@ -261,8 +262,10 @@ export class GatewayReadModel
     this.billedJobs.expectNew?.(jobId);
   }
 
-  job(jobId: string): Promise<JobDoc | undefined> {
-    return this.jobs.get(jobId);
+  /** A job's view; one an earlier release stored is read in this release's shape. */
+  async job(jobId: string): Promise<JobDoc | undefined> {
+    const doc = await this.jobs.get(jobId);
+    return doc && currentJobView(doc);
   }
 
   idempotencyKey(accountId: string, key: string): Promise<IdempotencyDoc | undefined> {
@@ -309,6 +312,6 @@ export class GatewayReadModel
   }
 
   async allJobs(): Promise<JobDoc[]> {
-    return this.jobs.find({});
+    return (await this.jobs.find({})).map((doc) => currentJobView(doc));
   }
 }

@@ -3,6 +3,7 @@ import {
   isEvent,
   isoSeconds,
   makeEvent,
+  renderedResult,
   TOPICS,
   type StoredEvent,
   type WebhookOutcome,
@@ -29,20 +30,7 @@ export class RequestDeliveryUseCase {
   async execute({ event }: RequestDeliveryCommand): Promise<StoredEvent | null> {
     let outcome: WebhookOutcome;
     if (isEvent(event, 'render.succeeded')) {
-      const { generationId, format, outputFormat, width, height } = event.payload;
-      const { resultKey, resultBucket, imageUrl, inlineImage } = event.payload;
-      outcome = {
-        event: 'generation.completed',
-        generationId,
-        format,
-        outputFormat,
-        width,
-        height,
-        resultKey,
-        ...(resultBucket ? { resultBucket } : {}),
-        imageUrl,
-        ...(inlineImage ? { inlineImage } : {}),
-      };
+      outcome = { event: 'generation.completed', ...renderedResult(event.payload) };
     } else if (isEvent(event, 'render.failed')) {
       outcome = { event: 'generation.failed', error: event.payload.error };
     } else {
