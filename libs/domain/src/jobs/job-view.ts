@@ -88,7 +88,7 @@ function blankView(jobId: string, accountId: string | null, webhookUrl: string |
 }
 
 /** A view as a release before this one stored it: the reservation's whole job, the whole render fact. */
-export interface StoredJobViewV0 extends Omit<JobView, 'reserved' | 'result'> {
+interface StoredJobViewV0 extends Omit<JobView, 'reserved' | 'result'> {
   spec: JobSpec | null;
   result: RenderSucceededV1 | null;
 }
