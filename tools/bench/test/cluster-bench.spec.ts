@@ -1,11 +1,16 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { isBillingFact, remaining } from '@thumbforge/domain';
+import { FileEventLog } from '@thumbforge/event-log';
 import {
   billingHistory,
   hopSteps,
   CLUSTER_REPORT_COLUMNS,
   formatClusterReport,
   ledgerDigest,
+  measureReplay,
   percentile,
   reportRows,
   runClusterBench,
@@ -64,6 +69,29 @@ describe('billingHistory', () => {
     const second = make();
     for (const _chunk of second.chunks);
     expect(ledgerDigest(second.ledgers)).toBe(ledgerDigest(first.ledgers));
+  });
+});
+
+describe('measureReplay', () => {
+  it('replays a history that ends in commands: its facts are all read, its last records skipped', async () => {
+    // 1,000 events among 5,000 accounts are account openings alone: command, opened, period started.
+    const history = billingHistory({ events: 1_000, accounts: 5_000, chunk: 100 });
+    const chunks = [...history.chunks];
+    expect(isBillingFact(chunks.at(-1)!.at(-1)!)).toBe(false);
+    const dir = await mkdtemp(join(tmpdir(), 'bench-replay-'));
+    const log = new FileEventLog({ dir, fsync: 'never' });
+    try {
+      await log.open();
+      const measured = await measureReplay(log, 'file', 'bench.billing.replay', {
+        chunks,
+        expectedDigest: ledgerDigest(history.ledgers),
+        progress: silentProgress,
+      });
+      expect(measured).toMatchObject({ events: 1_000, facts: 666, accounts: 333, ledgersMatch: true });
+    } finally {
+      await log.close();
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });
 
