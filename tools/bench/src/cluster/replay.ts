@@ -105,15 +105,18 @@ export async function measureReplay(
   topic: string,
   options: ReplayOptions,
 ): Promise<ReplayMeasurement> {
-  const events = options.chunks.reduce((sum, chunk) => sum + chunk.length, 0);
-  const facts = options.chunks.reduce((sum, chunk) => sum + chunk.filter(isBillingFact).length, 0);
-  // The offset after the last fact: a history that ends in commands is read up to there.
+  // One pass: the events, the facts among them, and the offset after the last fact (a history that
+  // ends in commands is read up to there).
+  let events = 0;
+  let facts = 0;
   let factsEnd = 0;
-  let offset = 0;
   for (const chunk of options.chunks) {
     for (const event of chunk) {
-      offset++;
-      if (isBillingFact(event)) factsEnd = offset;
+      events++;
+      if (isBillingFact(event)) {
+        facts++;
+        factsEnd = events;
+      }
     }
   }
   const name = kind === 'file' ? 'file log' : 'kafka';
