@@ -1,7 +1,4 @@
 export * from './port.js';
-export {
-  MemoryProjectionStore,
-  type ProjectionSnapshot,
-  type SnapshotDocuments,
-} from './memory-projection-store.js';
+export { MemoryProjectionStore, type ProjectionSnapshot } from './memory-projection-store.js';
+export { documentEntries, listedDocuments, type SnapshotDocuments } from './snapshot-documents.js';
 export { readSnapshot, removeSnapshot, SnapshotFormatError, writeSnapshot } from './snapshot-file.js';

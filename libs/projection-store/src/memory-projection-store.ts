@@ -2,6 +2,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { deserialize, serialize } from 'node:v8';
 import { assertId, freezeDeep } from './documents.js';
 import type { Document, FindOptions, Positions, ProjectionCollection, ProjectionStore } from './port.js';
+import { listedDocuments, NO_DOCUMENTS, type SnapshotDocuments } from './snapshot-documents.js';
 
 /** Missing and null sort first; otherwise numbers, strings and booleans compare as themselves. */
 function compareValues(a: unknown, b: unknown): number {
@@ -24,21 +25,12 @@ function matches<T extends Document>(doc: T, filter: Partial<T>): boolean {
   return true;
 }
 
-/**
- * A document restored from a snapshot, still in the structured-clone bytes it was saved in: decoded
- * when first read, so a restart costs the file's read, not the decoding of every document.
- */
-class Serialized {
-  constructor(readonly bytes: Buffer) {}
-}
-
-/** Documents of one collection as structured-clone bytes (`v8.serialize`), by id. */
-export type SnapshotDocuments = [id: string, bytes: Buffer][];
-
 /** A whole store at one instant: every collection and every projection's positions. */
 export interface ProjectionSnapshot {
   collections: Map<string, SnapshotDocuments>;
   positions: Map<string, Positions>;
+  /** Lets go of what the documents are read from (a snapshot file); none can be read after. */
+  release?(): void;
 }
 
 /**
@@ -47,16 +39,57 @@ export interface ProjectionSnapshot {
  * once an account's ledger had a few hundred entries.
  */
 class MemoryCollection<T extends Document> implements ProjectionCollection<T> {
-  private readonly docs = new Map<string, T | Serialized>();
+  /** Documents written, or read from `restored`, since the last restore. */
+  private readonly docs = new Map<string, T>();
+  /**
+   * The snapshot's documents, left in its bytes and found by id there: a restart costs the file's
+   * read, not a map entry and a decode per document. A document leaves it (`taken`) when it is first
+   * read, written or deleted; from then on `docs` alone answers for it.
+   */
+  private restored: SnapshotDocuments = NO_DOCUMENTS;
+  private taken = new Uint8Array(0);
+  private restoredLeft = 0;
 
   constructor(private readonly assertOpen: () => void) {}
 
-  private read(id: string): T | undefined {
-    const stored = this.docs.get(id);
-    if (!(stored instanceof Serialized)) return stored;
-    const doc = freezeDeep(deserialize(stored.bytes) as T);
-    this.docs.set(id, doc);
+  /** The index of `id` among the restored documents not yet taken, or -1. */
+  private restoredIndex(id: string): number {
+    if (this.restoredLeft === 0) return -1;
+    const index = this.restored.indexOf(id);
+    return index >= 0 && this.taken[index] === 0 ? index : -1;
+  }
+
+  private take(index: number): void {
+    this.taken[index] = 1;
+    this.restoredLeft--;
+  }
+
+  private decode(index: number): T {
+    return freezeDeep(deserialize(this.restored.bytes(index)) as T);
+  }
+
+  /** Moves restored document `index` into `docs`, decoded. */
+  private load(index: number): T {
+    const doc = this.decode(index);
+    this.take(index);
+    this.docs.set(doc.id, doc);
     return doc;
+  }
+
+  private read(id: string): T | undefined {
+    const doc = this.docs.get(id);
+    if (doc !== undefined) return doc;
+    const index = this.restoredIndex(id);
+    return index < 0 ? undefined : this.load(index);
+  }
+
+  /** Stores `doc` under its id; a restored document of that id is replaced and never read. */
+  private store(doc: T): void {
+    if (!this.docs.has(doc.id)) {
+      const index = this.restoredIndex(doc.id);
+      if (index >= 0) this.take(index);
+    }
+    this.docs.set(doc.id, doc);
   }
 
   async get(id: string): Promise<T | undefined> {
@@ -68,13 +101,13 @@ class MemoryCollection<T extends Document> implements ProjectionCollection<T> {
     this.assertOpen();
     assertId(doc);
     // The caller keeps its object and may go on changing it: the store keeps its own.
-    this.docs.set(doc.id, freezeDeep(structuredClone(doc)));
+    this.store(freezeDeep(structuredClone(doc)));
   }
 
   async insert(doc: T): Promise<boolean> {
     this.assertOpen();
     assertId(doc);
-    if (this.docs.has(doc.id)) return false;
+    if (this.docs.has(doc.id) || this.restoredIndex(doc.id) >= 0) return false;
     this.docs.set(doc.id, freezeDeep(structuredClone(doc)));
     return true;
   }
@@ -87,12 +120,14 @@ class MemoryCollection<T extends Document> implements ProjectionCollection<T> {
     assertId(next);
     if (next.id !== id) throw new TypeError(`update of ${id} returned a document with id ${next.id}`);
     // Synchronous from read to write: nothing can come in between in one process.
-    this.docs.set(id, freezeDeep(next));
+    this.store(freezeDeep(next));
     return next;
   }
 
   async delete(id: string): Promise<void> {
     this.assertOpen();
+    const index = this.restoredIndex(id);
+    if (index >= 0) this.take(index);
     this.docs.delete(id);
   }
 
@@ -102,8 +137,14 @@ class MemoryCollection<T extends Document> implements ProjectionCollection<T> {
     if (limit !== undefined && (!Number.isSafeInteger(limit) || limit < 0)) {
       throw new RangeError('limit must be a non-negative integer');
     }
-    // A restored document is decoded first, to be matched.
-    let found = [...this.docs.keys()].map((id) => this.read(id)!).filter((doc) => matches(doc, filter));
+    let found = [...this.docs.values()].filter((doc) => matches(doc, filter));
+    // Restored documents are decoded to be matched, and left where they are: a search over a
+    // collection does not make all of it resident.
+    for (let i = 0; this.restoredLeft > 0 && i < this.restored.length; i++) {
+      if (this.taken[i] !== 0) continue;
+      const doc = this.decode(i);
+      if (matches(doc, filter)) found.push(doc);
+    }
     if (sort) {
       const sign = sort.direction === 'desc' ? -1 : 1;
       found.sort((a, b) => sign * compareValues(a[sort.field], b[sort.field]));
@@ -115,21 +156,28 @@ class MemoryCollection<T extends Document> implements ProjectionCollection<T> {
 
   async count(): Promise<number> {
     this.assertOpen();
-    return this.docs.size;
+    return this.docs.size + this.restoredLeft;
   }
 
   async clear(): Promise<void> {
     this.assertOpen();
     this.docs.clear();
+    this.restore(NO_DOCUMENTS);
   }
 
   snapshot(): SnapshotDocuments {
-    return [...this.docs].map(([id, doc]) => [id, doc instanceof Serialized ? doc.bytes : serialize(doc)]);
+    const pairs: [string, Buffer][] = [...this.docs].map(([id, doc]) => [id, serialize(doc)]);
+    for (let i = 0; this.restoredLeft > 0 && i < this.restored.length; i++) {
+      if (this.taken[i] === 0) pairs.push([this.restored.id(i), this.restored.bytes(i)]);
+    }
+    return listedDocuments(pairs);
   }
 
   restore(documents: SnapshotDocuments): void {
     this.docs.clear();
-    for (const [id, bytes] of documents) this.docs.set(id, new Serialized(bytes));
+    this.restored = documents;
+    this.taken = new Uint8Array(documents.length);
+    this.restoredLeft = documents.length;
   }
 }
 
@@ -140,6 +188,8 @@ class MemoryCollection<T extends Document> implements ProjectionCollection<T> {
 export class MemoryProjectionStore implements ProjectionStore {
   private readonly collections = new Map<string, MemoryCollection<Document>>();
   private readonly savedPositions = new Map<string, Positions>();
+  /** The snapshot restored last, released when the store closes or restores another. */
+  private restored: ProjectionSnapshot | undefined;
   private closed = false;
   private readonly assertOpen = (): void => {
     if (this.closed) throw new Error('projection store is closed');
@@ -176,6 +226,8 @@ export class MemoryProjectionStore implements ProjectionStore {
 
   async close(): Promise<void> {
     this.closed = true;
+    this.restored?.release?.();
+    this.restored = undefined;
   }
 
   /**
@@ -191,9 +243,14 @@ export class MemoryProjectionStore implements ProjectionStore {
     return { collections, positions };
   }
 
-  /** Replaces everything with a snapshot's contents; projections then resume from its positions. */
+  /**
+   * Replaces everything with a snapshot's contents; projections then resume from its positions. The
+   * store reads the snapshot's documents as they are asked for, and releases it when it closes.
+   */
   restore(snapshot: ProjectionSnapshot): void {
     this.assertOpen();
+    if (this.restored !== snapshot) this.restored?.release?.();
+    this.restored = snapshot;
     this.collections.clear();
     for (const [name, documents] of snapshot.collections) {
       (this.collection(name) as unknown as MemoryCollection<Document>).restore(documents);

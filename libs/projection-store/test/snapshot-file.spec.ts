@@ -59,12 +59,36 @@ describe('projection snapshots on disk', () => {
     expect(await again.collection<Doc>('other').get('c')).toEqual({ id: 'c' });
   });
 
+  it('reads past a damaged document, and refuses that document when it is read', async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'tf-snap-')), 'projections.bin');
+    await writeSnapshot(file, (await filled()).snapshot());
+    const bytes = readFileSync(file);
+    // Documents follow the magic line in id order: 'a' (of 'docs') comes first.
+    bytes['thumbforge-projections-2\n'.length + 10] ^= 0xff;
+    writeFileSync(file, bytes);
+
+    const restored = new MemoryProjectionStore();
+    restored.restore((await readSnapshot(file))!);
+    const docs = restored.collection<Doc>('docs');
+    await expect(docs.get('a')).rejects.toThrow(SnapshotFormatError);
+    await expect(docs.get('a')).rejects.toThrow(/checksum of docs\/a/);
+    expect((await docs.get('b'))!.n).toBeNaN();
+    await restored.close();
+    // Released with the store: nothing is read from the file after.
+    await expect(restored.collection<Doc>('other').get('c')).rejects.toThrow(/closed/);
+  });
+
   it('reads no snapshot where there is none', async () => {
     expect(await readSnapshot(join(mkdtempSync(join(tmpdir(), 'tf-snap-')), 'none.bin'))).toBeUndefined();
   });
 
   it.each([
-    ['a flipped byte', (bytes: Buffer) => (bytes[bytes.length - 10] ^= 0xff), /checksum/],
+    ['a flipped byte in the index', (bytes: Buffer) => (bytes[bytes.length - 20] ^= 0xff), /checksum/],
+    [
+      'a flipped byte where the index starts',
+      (bytes: Buffer) => (bytes[bytes.length - 10] ^= 0xff),
+      /truncated/,
+    ],
     ['a cut-off file', (bytes: Buffer) => bytes.subarray(0, bytes.length - 20), /checksum|truncated/],
     ['another format', (bytes: Buffer) => bytes.fill(0x41, 0, 8), /unknown format/],
   ])('refuses %s', async (_name, damage, reason) => {

@@ -97,6 +97,7 @@ async function openProjections(
       store.restore(snapshot);
       logger.info({ file }, 'projections loaded from the snapshot; replaying the log after it');
     } else {
+      snapshot.release?.();
       logger.warn({ file }, 'projection snapshot is ahead of the event log: replaying the log instead');
     }
   } catch (error) {

@@ -2,6 +2,8 @@ import { copyFileSync, existsSync, rmSync } from 'node:fs';
 import { deserialize, serialize } from 'node:v8';
 import { describe, expect, it } from 'vitest';
 import {
+  documentEntries,
+  listedDocuments,
   PROJECTION_STORE,
   readSnapshot,
   writeSnapshot,
@@ -25,7 +27,9 @@ function contents(app: TestApp) {
       .filter(([name, docs]) => !NOT_A_READ_MODEL.has(name) && docs.length > 0)
       .map(([name, docs]) => [
         name,
-        Object.fromEntries(docs.map(([id, bytes]) => [id, deserialize(bytes) as unknown]).sort()),
+        Object.fromEntries(
+          [...documentEntries(docs)].map(([id, bytes]) => [id, deserialize(bytes) as unknown]).sort(),
+        ),
       ])
       .sort(),
   );
@@ -91,8 +95,9 @@ describe('projection snapshots (DESIGN §12 start-up)', () => {
     // The first snapshot again, with a marker document that only a start which loaded it can hold:
     // the next start loads it and replays everything after it.
     const snapshot = (await readSnapshot(atFirstStop))!;
-    snapshot.collections.set(MARKER, [['marker', serialize({ id: 'marker' })]]);
+    snapshot.collections.set(MARKER, listedDocuments([['marker', serialize({ id: 'marker' })]]));
     await writeSnapshot(file, snapshot);
+    snapshot.release?.();
     const fromSnapshot = await startApp({ RATE_LIMITS: 'pro=1000' }, { dataDir });
     let resumed: ReturnType<typeof contents>;
     try {

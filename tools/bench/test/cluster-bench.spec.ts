@@ -151,6 +151,8 @@ function sampleReport(kafkaReplayMs = 4_000): ClusterBenchReport {
         starts: 1,
         withoutSnapshotMs: 9_000,
         withSnapshotMs: 2_500,
+        withoutSnapshotMiB: 300,
+        withSnapshotMiB: 180,
         stopMs: 700,
         snapshotBytes: 3 << 20,
       },
@@ -265,6 +267,7 @@ describe('bench:cluster tiny run (embedded mode and the file log)', () => {
     ]);
     expect(report.startup![0]!.snapshotBytes).toBeGreaterThan(0);
     expect(report.startup![0]!.withSnapshotMs).toBeGreaterThan(0);
+    expect(report.startup![0]!.withSnapshotMiB).toBeGreaterThan(50);
     expect(report.replay).toEqual([
       expect.objectContaining({ log: 'file', events: 2_000, accounts: 30, ledgersMatch: true }),
     ]);

@@ -49,6 +49,8 @@ function report(
       starts: 1,
       withoutSnapshotMs: 9_000,
       withSnapshotMs: startupMs,
+      withoutSnapshotMiB: 480,
+      withSnapshotMiB: 210,
       stopMs: 500,
       snapshotBytes: 40 * 1024 * 1024,
     },

@@ -4,14 +4,15 @@ import type { StartupMeasurement } from './startup.js';
 export const STARTUP_TARGET_MS = 3_000;
 
 const seconds = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
+const mib = (value: number) => `${value.toFixed(0)} MiB`;
 
 export function formatStartup(m: StartupMeasurement): string[] {
   const events = m.events.toLocaleString('en-US');
   const medians = m.starts > 1 ? `, medians of ${m.starts} rounds` : '';
   return [
     `start-up of embedded mode after ${events} billing events (spawn to /health/ready${medians}):`,
-    `  without a snapshot (full replay)            ${seconds(m.withoutSnapshotMs).padStart(10)}`,
-    `  with the snapshot saved at the last stop    ${seconds(m.withSnapshotMs).padStart(10)}`,
+    `  without a snapshot (full replay)            ${seconds(m.withoutSnapshotMs).padStart(10)}   RSS at ready ${mib(m.withoutSnapshotMiB)}`,
+    `  with the snapshot saved at the last stop    ${seconds(m.withSnapshotMs).padStart(10)}   RSS at ready ${mib(m.withSnapshotMiB)}`,
     `  stop, saving the snapshot                   ${seconds(m.stopMs).padStart(10)}`,
     `  snapshot size                               ${`${(m.snapshotBytes / 1024 / 1024).toFixed(1)} MiB`.padStart(10)}`,
   ];

@@ -6,7 +6,7 @@ import { TOPICS } from '@thumbforge/contracts';
 import { FileEventLog } from '@thumbforge/event-log';
 import { billingHistory } from '../cluster/billing-history.js';
 import type { Progress } from '../cluster/progress.js';
-import { startEmbedded } from '../cluster/targets.js';
+import { residentMiB, startEmbedded } from '../cluster/targets.js';
 
 export interface StartupOptions {
   /** Billing events on the log before the first start. */
@@ -25,6 +25,9 @@ export interface StartupMeasurement {
   withoutSnapshotMs: number;
   /** The same data directory started again: the snapshot saved at the first stop, then the log after it. */
   withSnapshotMs: number;
+  /** Resident memory at ready, of the start without the snapshot and of the one with it. */
+  withoutSnapshotMiB: number;
+  withSnapshotMiB: number;
   /** SIGTERM to exit of the first start, which saves the snapshot. */
   stopMs: number;
   snapshotBytes: number;
@@ -82,16 +85,20 @@ export async function measureStartup(options: StartupOptions): Promise<StartupMe
         `start-up: embedded mode on ${options.events.toLocaleString('en-US')} events${of}`,
       );
       const first = await startEmbedded({ dataDir });
+      const withoutSnapshotMiB = await residentMiB(first.processes().embedded!);
       const stopping = performance.now();
       await first.stop();
       const stopMs = performance.now() - stopping;
       const snapshotBytes = (await stat(snapshot)).size;
       options.progress.note(`start-up: again, from the snapshot${of}`);
       const second = await startEmbedded({ dataDir });
+      const withSnapshotMiB = await residentMiB(second.processes().embedded!);
       await second.stop();
       rounds.push({
         withoutSnapshotMs: first.readyMs!,
         withSnapshotMs: second.readyMs!,
+        withoutSnapshotMiB,
+        withSnapshotMiB,
         stopMs,
         snapshotBytes,
       });
@@ -105,6 +112,8 @@ export async function measureStartup(options: StartupOptions): Promise<StartupMe
       starts,
       withoutSnapshotMs: median((r) => r.withoutSnapshotMs),
       withSnapshotMs: median((r) => r.withSnapshotMs),
+      withoutSnapshotMiB: median((r) => r.withoutSnapshotMiB),
+      withSnapshotMiB: median((r) => r.withSnapshotMiB),
       stopMs: median((r) => r.stopMs),
       snapshotBytes: median((r) => r.snapshotBytes),
     };

@@ -1,0 +1,150 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { serialize } from 'node:v8';
+import { crc32 } from 'node:zlib';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import {
+  documentEntries,
+  MemoryProjectionStore,
+  readSnapshot,
+  writeSnapshot,
+  type Document,
+  type ProjectionCollection,
+} from '../src/index.js';
+
+interface Doc extends Document {
+  n: number;
+}
+
+// Ids whose order differs between UTF-16 code units and code points, beside plain ASCII ones.
+const ID = fc
+  .array(fc.constantFrom('a', 'b', 'Z', '0', '_', 'é', '\uE000', '😀', '\uFFFD'), {
+    minLength: 1,
+    maxLength: 3,
+  })
+  .map((chars) => chars.join(''));
+
+type Operation =
+  | { op: 'get' | 'delete'; id: string }
+  | { op: 'put' | 'insert'; id: string; n: number }
+  | { op: 'update'; id: string; by: number }
+  | { op: 'count' | 'find' };
+
+/** Operations on ids of the saved documents (most of them) and on others. */
+function operations(saved: string[]): fc.Arbitrary<Operation[]> {
+  const id = saved.length > 0 ? fc.oneof({ arbitrary: fc.constantFrom(...saved), weight: 3 }, ID) : ID;
+  const operation: fc.Arbitrary<Operation> = fc.oneof(
+    fc.record({ op: fc.constantFrom('get' as const, 'delete' as const), id }),
+    fc.record({ op: fc.constantFrom('put' as const, 'insert' as const), id, n: fc.integer() }),
+    fc.record({ op: fc.constant('update' as const), id, by: fc.integer({ min: -2, max: 2 }) }),
+    fc.record({ op: fc.constantFrom('count' as const, 'find' as const) }),
+  );
+  return fc.array(operation, { maxLength: 40 });
+}
+
+const SAVED_AND_OPERATIONS = fc
+  .uniqueArray(fc.record({ id: ID, n: fc.integer() }), { selector: (d) => d.id, maxLength: 40 })
+  .chain((saved) => fc.tuple(fc.constant(saved), operations(saved.map((d) => d.id))));
+
+async function apply(docs: ProjectionCollection<Doc>, operation: Operation): Promise<unknown> {
+  switch (operation.op) {
+    case 'get':
+      return docs.get(operation.id);
+    case 'delete':
+      return docs.delete(operation.id);
+    case 'put':
+      return docs.put({ id: operation.id, n: operation.n });
+    case 'insert':
+      return docs.insert({ id: operation.id, n: operation.n });
+    case 'update':
+      // 0 leaves the document as it is; a missing one is created only by a positive change.
+      return docs.update(operation.id, (current) =>
+        operation.by === 0 || (!current && operation.by < 0)
+          ? current
+          : { id: operation.id, n: (current?.n ?? 0) + operation.by },
+      );
+    case 'count':
+      return docs.count();
+    case 'find':
+      return (await docs.find({})).sort((a, b) => (a.id < b.id ? -1 : 1));
+  }
+}
+
+function contents(store: MemoryProjectionStore): Record<string, Record<string, unknown>> {
+  const { collections } = store.snapshot();
+  return Object.fromEntries(
+    [...collections].map(([name, docs]) => [
+      name,
+      Object.fromEntries([...documentEntries(docs)].map(([id, bytes]) => [id, bytes.toString('hex')])),
+    ]),
+  );
+}
+
+const directory = () => mkdtempSync(join(tmpdir(), 'tf-restore-'));
+
+describe('a store restored from a snapshot file', () => {
+  it('answers every operation as the store it was saved from', async () => {
+    await fc.assert(
+      fc.asyncProperty(SAVED_AND_OPERATIONS, async ([seed, operations]) => {
+        const live = new MemoryProjectionStore();
+        for (const doc of seed) await live.collection<Doc>('docs').put(doc);
+        await live.savePositions('p', { 't:0': seed.length });
+        const file = join(directory(), 'projections.bin');
+        await writeSnapshot(file, live.snapshot());
+        const restored = new MemoryProjectionStore();
+        restored.restore((await readSnapshot(file))!);
+        expect(contents(restored)).toEqual(contents(live));
+        for (const operation of operations) {
+          const expected = await apply(live.collection<Doc>('docs'), operation);
+          expect(await apply(restored.collection<Doc>('docs'), operation)).toEqual(expected);
+        }
+        expect(contents(restored)).toEqual(contents(live));
+        expect(await restored.positions('p')).toEqual({ 't:0': seed.length });
+      }),
+      { numRuns: 100 },
+    );
+  });
+
+  it('saves each collection in id order, whatever order it was written in', async () => {
+    const store = new MemoryProjectionStore();
+    for (const id of ['m', 'b', '😀', 'z', '\uE000', 'a'])
+      await store.collection<Doc>('docs').put({ id, n: 1 });
+    const file = join(directory(), 'projections.bin');
+    await writeSnapshot(file, store.snapshot());
+    const docs = (await readSnapshot(file))!.collections.get('docs')!;
+    const ids = [...documentEntries(docs)].map(([id]) => id);
+    expect(ids).toEqual(['a', 'b', 'm', 'z', '😀', '\uE000']);
+  });
+
+  it('reads a snapshot an earlier release saved, documents in no order and no sorted mark', async () => {
+    // That release's writer: the same frames, the header without `sorted`, documents as the map held them.
+    const frame = (bytes: Buffer) => {
+      const length = Buffer.alloc(4);
+      length.writeUInt32BE(bytes.length);
+      return [length, bytes];
+    };
+    const ids = ['job_c', 'job_a', 'job_b'];
+    const header = { positions: { p: { 't:0': 3 } }, collections: [{ name: 'docs', documents: ids.length }] };
+    const parts = [
+      Buffer.from('thumbforge-projections-1\n'),
+      ...frame(Buffer.from(JSON.stringify(header))),
+      ...ids.flatMap((id, n) => [...frame(Buffer.from(id)), ...frame(serialize({ id, n }))]),
+    ];
+    const body = Buffer.concat(parts);
+    const trailer = Buffer.alloc(4);
+    trailer.writeUInt32BE(crc32(body));
+    const file = join(directory(), 'projections.bin');
+    writeFileSync(file, Buffer.concat([body, trailer]));
+
+    const store = new MemoryProjectionStore();
+    store.restore((await readSnapshot(file))!);
+    const docs = store.collection<Doc>('docs');
+    expect(await docs.get('job_b')).toEqual({ id: 'job_b', n: 2 });
+    expect(await docs.get('job_c')).toEqual({ id: 'job_c', n: 0 });
+    expect(await docs.get('job_d')).toBeUndefined();
+    expect(await docs.insert({ id: 'job_a', n: 9 })).toBe(false);
+    expect(await docs.count()).toBe(3);
+  });
+});
