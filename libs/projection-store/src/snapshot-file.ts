@@ -272,12 +272,14 @@ function readIndexed(file: SnapshotFile): ProjectionSnapshot {
 
 /** A collection of a version 1 snapshot: the whole file in memory, found by a map built on the first search. */
 class WholeFileDocuments implements SnapshotDocuments {
-  private readonly index = new IdIndex(this.frames.length, (i) => this.id(i));
+  private readonly index: IdIndex;
 
   constructor(
     private readonly file: Buffer,
     private readonly frames: Float64Array,
-  ) {}
+  ) {
+    this.index = new IdIndex(frames.length, (i) => this.id(i));
+  }
 
   get length(): number {
     return this.frames.length;
