@@ -188,8 +188,8 @@ describe('bench:cluster report', () => {
     expect(lines.slice(table + 16)).toEqual([
       '',
       'start-up of embedded mode after 10,000 billing events (spawn to /health/ready):',
-      '  without a snapshot (full replay)                9.00 s',
-      '  with the snapshot saved at the last stop        2.50 s',
+      '  without a snapshot (full replay)                9.00 s   RSS at ready 300 MiB',
+      '  with the snapshot saved at the last stop        2.50 s   RSS at ready 180 MiB',
       '  stop, saving the snapshot                       0.70 s',
       '  snapshot size                                  3.0 MiB',
       '',
