@@ -5,24 +5,35 @@
  */
 export interface SnapshotDocuments {
   readonly length: number;
+  /** Ids ascend with the index, as strings compare: a writer need not sort them. */
+  readonly inIdOrder?: boolean;
   id(index: number): string;
   bytes(index: number): Buffer;
+  /**
+   * Document `index` as a snapshot file stores it, its CRC-32 (u32 BE) before its bytes, checked;
+   * undefined when it is not stored so. A writer copies it instead of computing the CRC again.
+   */
+  stored?(index: number): Buffer | undefined;
   /** The index of the document with this id, or -1. */
   indexOf(id: string): number;
 }
 
-/** The index of `id` in `ids`, read through `idAt`, which are in ascending order; or -1. */
-export function searchSorted(length: number, idAt: (index: number) => string, id: string): number {
+/** The first index in `0..length` whose id (read through `idAt`, ascending) is not below `id`. */
+export function lowerBound(length: number, idAt: (index: number) => string, id: string): number {
   let low = 0;
-  let high = length - 1;
-  while (low <= high) {
+  let high = length;
+  while (low < high) {
     const middle = (low + high) >>> 1;
-    const found = idAt(middle);
-    if (found === id) return middle;
-    if (found < id) low = middle + 1;
-    else high = middle - 1;
+    if (idAt(middle) < id) low = middle + 1;
+    else high = middle;
   }
-  return -1;
+  return low;
+}
+
+/** The index of `id` among ids ascending in `0..length` (read through `idAt`), or -1. */
+export function searchSorted(length: number, idAt: (index: number) => string, id: string): number {
+  const at = lowerBound(length, idAt, id);
+  return at < length && idAt(at) === id ? at : -1;
 }
 
 /** Finds ids by a map built on the first search: for documents in no particular order. */

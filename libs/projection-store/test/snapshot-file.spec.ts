@@ -1,8 +1,10 @@
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { deserialize } from 'node:v8';
 import { describe, expect, it } from 'vitest';
 import {
+  documentEntries,
   MemoryProjectionStore,
   readSnapshot,
   SnapshotFormatError,
@@ -76,6 +78,61 @@ describe('projection snapshots on disk', () => {
     await restored.close();
     // Released with the store: nothing is read from the file after.
     await expect(restored.collection<Doc>('other').get('c')).rejects.toThrow(/closed/);
+  });
+
+  it('reads documents in order a window at a time, and saves them again with the changes since', async () => {
+    // About 3 MB of documents: more than one read-ahead window (1 MiB).
+    const ids = Array.from({ length: 600 }, (_, i) => `d${String(i).padStart(4, '0')}`);
+    const saved = new MemoryProjectionStore();
+    for (const id of ids) await saved.collection<Doc>('big').put({ id, tags: [[id, 'x'.repeat(5_000)]] });
+    const dir = mkdtempSync(join(tmpdir(), 'tf-snap-'));
+    await writeSnapshot(join(dir, 'first.bin'), saved.snapshot());
+
+    const restored = new MemoryProjectionStore();
+    restored.restore((await readSnapshot(join(dir, 'first.bin')))!);
+    const big = restored.collection<Doc>('big');
+    expect((await big.get('d0450'))!.tags![0]![0]).toBe('d0450');
+    for (const id of ids.slice(0, 200)) expect((await big.get(id))!.tags![0]![0]).toBe(id);
+    await big.put({ id: 'd0150x', n: 1 });
+    await big.update('d0010', (doc) => ({ ...doc!, n: 2 }));
+    await big.delete('d0020');
+    await big.put({ id: 'a', n: 3 });
+    await big.put({ id: 'z', n: 4 });
+
+    await writeSnapshot(join(dir, 'second.bin'), restored.snapshot());
+    const again = (await readSnapshot(join(dir, 'second.bin')))!;
+    const entries = [...documentEntries(again.collections.get('big')!)];
+    const expected = ['a', ...ids.slice(0, 151), 'd0150x', ...ids.slice(151), 'z'].filter(
+      (id) => id !== 'd0020',
+    );
+    expect(entries.map(([id]) => id)).toEqual(expected);
+    const decoded = new Map(entries.map(([id, bytes]) => [id, deserialize(bytes) as Doc]));
+    expect(decoded.get('d0010')).toMatchObject({ n: 2, tags: [['d0010', 'x'.repeat(5_000)]] });
+    expect(decoded.get('d0599')).toEqual({ id: 'd0599', tags: [['d0599', 'x'.repeat(5_000)]] });
+    expect(decoded.get('d0150x')).toEqual({ id: 'd0150x', n: 1 });
+    again.release?.();
+    await restored.close();
+  });
+
+  it('refuses only the damaged document of those read in order', async () => {
+    const ids = Array.from({ length: 300 }, (_, i) => `d${String(i).padStart(4, '0')}`);
+    const saved = new MemoryProjectionStore();
+    for (const id of ids)
+      await saved.collection<Doc>('big').put({ id, tags: [[`mark-${id}`, 'x'.repeat(5_000)]] });
+    const file = join(mkdtempSync(join(tmpdir(), 'tf-snap-')), 'projections.bin');
+    await writeSnapshot(file, saved.snapshot());
+    const bytes = readFileSync(file);
+    bytes[bytes.indexOf('mark-d0150')] ^= 0xff;
+    writeFileSync(file, bytes);
+
+    const restored = new MemoryProjectionStore();
+    restored.restore((await readSnapshot(file))!);
+    const big = restored.collection<Doc>('big');
+    for (const id of ids) {
+      if (id === 'd0150') await expect(big.get(id)).rejects.toThrow(/checksum of big\/d0150/);
+      else expect((await big.get(id))!.tags![0]![0]).toBe(`mark-${id}`);
+    }
+    await restored.close();
   });
 
   it('reads no snapshot where there is none', async () => {

@@ -102,6 +102,17 @@ describe('a store restored from a snapshot file', () => {
         }
         expect(contents(restored)).toEqual(contents(live));
         expect(await restored.positions('p')).toEqual({ 't:0': seed.length });
+        // Saved again, what is still in the first file and what changed since come out merged in order.
+        const second = join(directory(), 'projections.bin');
+        await writeSnapshot(second, restored.snapshot());
+        const again = new MemoryProjectionStore();
+        again.restore((await readSnapshot(second))!);
+        expect(contents(again)).toEqual(contents(live));
+        const saved = again.snapshot().collections.get('docs');
+        const ids = saved ? [...documentEntries(saved)].map(([id]) => id) : [];
+        expect(ids).toEqual([...ids].sort((a, b) => (a < b ? -1 : 1)));
+        await again.close();
+        await restored.close();
       }),
       { numRuns: 100 },
     );
