@@ -52,6 +52,11 @@ export interface Config {
   trustedProxies: false | string[];
   /** After SIGTERM: how long readiness answers 503 while the process still serves, before it closes. */
   shutdownDelayMs: number;
+  /**
+   * Embedded mode: once this many read model documents changed since the last projection snapshot,
+   * write one while running, and read the unchanged ones from it; 0 writes one only at stop.
+   */
+  snapshotEveryDocuments: number;
 }
 
 /** A bad or missing setting: start-up prints this one line and exits. */
@@ -308,6 +313,9 @@ export function loadConfig(env: Env = process.env): Config {
     ...imageModel(env, renderTimeoutMs),
     trustedProxies: trustedProxies(env),
     shutdownDelayMs: integer(env, 'SHUTDOWN_DELAY_MS', 5_000, 0, 60_000),
+    // About 4,700 sync requests' documents (9 MB of heap). Saving them took 0.5 s, against the 230 s the
+    // requests took at 4 connections; 3 s once the file holds 1,000,000 (docs/architecture.md, "Snapshots").
+    snapshotEveryDocuments: integer(env, 'SNAPSHOT_EVERY_DOCUMENTS', 20_000, 0, 10_000_000),
   };
 }
 

@@ -59,6 +59,7 @@ describe('loadConfig', () => {
     [{ TRUSTED_PROXIES: '10.0.0.0/33' }, /^TRUSTED_PROXIES: expected/],
     [{ TRUSTED_PROXIES: '10.0.0.1,,' }, /^TRUSTED_PROXIES: expected/],
     [{ SHUTDOWN_DELAY_MS: '-1' }, /^SHUTDOWN_DELAY_MS: must be/],
+    [{ SNAPSHOT_EVERY_DOCUMENTS: '1e3' }, /^SNAPSHOT_EVERY_DOCUMENTS: must be a whole number/],
     [{ RENDER_CACHE_MB: '5000' }, /^RENDER_CACHE_MB: must be between 0 and 4096/],
     [{ RENDER_CACHE_MB: 'lots' }, /^RENDER_CACHE_MB: must be a whole number/],
     [

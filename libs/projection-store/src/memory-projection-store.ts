@@ -50,11 +50,11 @@ export interface ProjectionSnapshot {
 class CollectionSnapshot implements SnapshotDocuments {
   readonly inIdOrder: boolean;
   /** Per document, in order: a restored document's index, or -1 - its index in `docs`. */
-  private readonly order: Int32Array;
+  readonly order: Int32Array;
   private readonly byId: IdIndex;
 
   constructor(
-    private readonly docs: Document[],
+    readonly docs: Document[],
     private readonly restored: SnapshotDocuments,
     /** The restored documents not yet taken, by index, ascending. */
     left: Uint32Array,
@@ -234,10 +234,41 @@ class MemoryCollection<T extends Document> implements ProjectionCollection<T> {
     this.restore(NO_DOCUMENTS);
   }
 
-  snapshot(): SnapshotDocuments {
+  /** Documents held decoded in memory: written, or read from the snapshot, since the last one. */
+  get resident(): number {
+    return this.docs.size;
+  }
+
+  snapshot(): CollectionSnapshot {
     const left = new Uint32Array(this.restoredLeft);
     for (let i = 0, k = 0; k < left.length; i++) if (this.taken[i] === 0) left[k++] = i;
     return new CollectionSnapshot([...this.docs.values()], this.restored, left);
+  }
+
+  /**
+   * Reads from `saved` (the documents of `cut`, a snapshot of this collection since written and read
+   * back, in the same order) every document unchanged since the cut: those held in memory leave it.
+   * What was written, deleted or read into memory since stays as it is now. After a clear since the
+   * cut nothing is unchanged: its documents are gone from memory, and its restored ones beyond `taken`.
+   */
+  adopt(cut: CollectionSnapshot, saved: SnapshotDocuments): void {
+    if (saved.length !== cut.length) throw new Error(`adopted ${saved.length} documents of ${cut.length}`);
+    const taken = new Uint8Array(saved.length);
+    let left = saved.length;
+    for (let i = 0; i < cut.length; i++) {
+      const at = cut.order[i]!;
+      const doc = at < 0 ? cut.docs[-1 - at]! : undefined;
+      // A change replaces the stored object, so the same object is the same document.
+      if (doc ? this.docs.get(doc.id) === doc : this.taken[at] === 0) {
+        if (doc) this.docs.delete(doc.id);
+      } else {
+        taken[i] = 1;
+        left--;
+      }
+    }
+    this.restored = saved;
+    this.taken = taken;
+    this.restoredLeft = left;
   }
 
   restore(documents: SnapshotDocuments): void {
@@ -255,8 +286,10 @@ class MemoryCollection<T extends Document> implements ProjectionCollection<T> {
 export class MemoryProjectionStore implements ProjectionStore {
   private readonly collections = new Map<string, MemoryCollection<Document>>();
   private readonly savedPositions = new Map<string, Positions>();
-  /** The snapshot restored last, released when the store closes or restores another. */
+  /** The snapshot restored (or adopted) last, released when the store closes or restores another. */
   private restored: ProjectionSnapshot | undefined;
+  /** Each snapshot taken, with the one restored at the time: `adopt` takes only a current one. */
+  private readonly cuts = new WeakMap<ProjectionSnapshot, ProjectionSnapshot | undefined>();
   private closed = false;
   private readonly assertOpen = (): void => {
     if (this.closed) throw new Error('projection store is closed');
@@ -307,7 +340,38 @@ export class MemoryProjectionStore implements ProjectionStore {
     for (const [name, collection] of this.collections) collections.set(name, collection.snapshot());
     const positions = new Map<string, Positions>();
     for (const [name, saved] of this.savedPositions) positions.set(name, { ...saved });
-    return { collections, positions };
+    const cut = { collections, positions };
+    this.cuts.set(cut, this.restored);
+    return cut;
+  }
+
+  /** Documents held decoded in memory, over all collections: what `adopt` lets go of. */
+  residentDocuments(): number {
+    let resident = 0;
+    for (const collection of this.collections.values()) resident += collection.resident;
+    return resident;
+  }
+
+  /**
+   * After `cut`, a `snapshot()` of this store, was written to a file and read back as `saved`: every
+   * document unchanged since the cut is read from `saved` from now on, so memory holds only what
+   * changed since, and the snapshot read before is released. Synchronous, so nothing changes while it
+   * compares. False, releasing `saved`, when the store closed or restored another snapshot meanwhile.
+   */
+  adopt(cut: ProjectionSnapshot, saved: ProjectionSnapshot): boolean {
+    if (this.closed || !this.cuts.has(cut) || this.cuts.get(cut) !== this.restored) {
+      saved.release?.();
+      return false;
+    }
+    for (const [name, documents] of cut.collections) {
+      const adopted = saved.collections.get(name);
+      if (!adopted) throw new Error(`the saved snapshot has no collection ${name}`);
+      this.collections.get(name)!.adopt(documents as CollectionSnapshot, adopted);
+    }
+    const before = this.restored;
+    this.restored = saved;
+    before?.release?.();
+    return true;
   }
 
   /**

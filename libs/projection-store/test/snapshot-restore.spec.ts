@@ -159,3 +159,98 @@ describe('a store restored from a snapshot file', () => {
     expect(await docs.count()).toBe(3);
   });
 });
+
+describe('a store that hands its documents to the snapshots it writes while it runs', () => {
+  type Step = Operation | { op: 'cut' | 'adopt' | 'clear' };
+  const STEPS = fc
+    .uniqueArray(fc.record({ id: ID, n: fc.integer() }), { selector: (d) => d.id, maxLength: 30 })
+    .chain((saved) =>
+      fc.tuple(
+        fc.constant(saved),
+        fc.array(
+          fc.oneof(
+            {
+              arbitrary: operations(saved.map((d) => d.id)).map((ops) => ops[0] ?? { op: 'count' as const }),
+              weight: 10,
+            },
+            { arbitrary: fc.constantFrom({ op: 'cut' as const }, { op: 'adopt' as const }), weight: 8 },
+            { arbitrary: fc.constant({ op: 'clear' as const }), weight: 1 },
+          ) as fc.Arbitrary<Step>,
+          { maxLength: 80 },
+        ),
+      ),
+    );
+
+  it('answers every operation as a store that never wrote one, before and after a restart', async () => {
+    await fc.assert(
+      fc.asyncProperty(STEPS, async ([seed, steps]) => {
+        const model = new MemoryProjectionStore();
+        const store = new MemoryProjectionStore();
+        for (const doc of seed) {
+          await model.collection<Doc>('docs').put(doc);
+          await store.collection<Doc>('docs').put(doc);
+        }
+        const dir = directory();
+        let written = 0;
+        const pending: {
+          cut: ReturnType<MemoryProjectionStore['snapshot']>;
+          file: string;
+          write: Promise<void>;
+        }[] = [];
+        for (const step of steps) {
+          if (step.op === 'cut') {
+            const cut = store.snapshot();
+            const file = join(dir, `cut-${written++}.bin`);
+            // Not awaited: the operations after it run while it is written.
+            pending.push({ cut, file, write: writeSnapshot(file, cut) });
+          } else if (step.op === 'adopt') {
+            const next = pending.shift();
+            if (!next) continue;
+            await next.write;
+            store.adopt(next.cut, (await readSnapshot(next.file))!);
+          } else if (step.op === 'clear') {
+            await model.collection<Doc>('docs').clear();
+            await store.collection<Doc>('docs').clear();
+          } else {
+            const expected = await apply(model.collection<Doc>('docs'), step as Operation);
+            expect(await apply(store.collection<Doc>('docs'), step as Operation)).toEqual(expected);
+          }
+          expect(contents(store)).toEqual(contents(model));
+        }
+        await Promise.all(pending.map((p) => p.write));
+        const file = join(dir, 'at-stop.bin');
+        await writeSnapshot(file, store.snapshot());
+        const restarted = new MemoryProjectionStore();
+        restarted.restore((await readSnapshot(file))!);
+        expect(contents(restarted)).toEqual(contents(model));
+        await restarted.close();
+        await store.close();
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  it('lets go of the documents unchanged since the cut, and keeps the ones changed since', async () => {
+    const store = new MemoryProjectionStore();
+    const docs = store.collection<Doc>('docs');
+    for (const id of ['a', 'b', 'c', 'd']) await docs.put({ id, n: 1 });
+    const cut = store.snapshot();
+    const file = join(directory(), 'projections.bin');
+    await writeSnapshot(file, cut);
+    await docs.update('b', (doc) => ({ ...doc!, n: 2 }));
+    await docs.delete('c');
+    await docs.put({ id: 'e', n: 1 });
+    expect(store.residentDocuments()).toBe(4);
+
+    expect(store.adopt(cut, (await readSnapshot(file))!)).toBe(true);
+    expect(store.residentDocuments()).toBe(2);
+    expect(await docs.get('a')).toEqual({ id: 'a', n: 1 });
+    expect(await docs.get('b')).toEqual({ id: 'b', n: 2 });
+    expect(await docs.get('c')).toBeUndefined();
+    expect(await docs.count()).toBe(4);
+    // Taken once: a second adoption of the same cut changes nothing.
+    expect(store.adopt(cut, (await readSnapshot(file))!)).toBe(false);
+    expect(await docs.get('d')).toEqual({ id: 'd', n: 1 });
+    await store.close();
+  });
+});

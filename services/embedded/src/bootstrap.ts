@@ -9,6 +9,7 @@ import {
   createLogger,
   createServiceApp,
   dataDirError,
+  ReadinessRegistry,
   systemClock,
   type Clock,
   type Config,
@@ -34,12 +35,23 @@ export function snapshotFile(dataDir: string): string {
   return join(dataDir, 'snapshots', 'projections.bin');
 }
 
+/** How often a running process asks whether enough documents changed for a snapshot. */
+const SNAPSHOT_CHECK_MS = 5_000;
+/** After a snapshot failed while running (a full disk), how long before the next try. */
+const SNAPSHOT_RETRY_MS = 60_000;
+
 /**
  * The read models in memory, saved with the log positions they cover when the process stops, so the
  * next start loads them and replays only the events after those positions (DESIGN §12, start-up).
+ * While it runs, a snapshot is also saved once `SNAPSHOT_EVERY_DOCUMENTS` documents have changed since
+ * the last: the documents unchanged since are then read from it instead of held in memory, and a
+ * start after a crash replays only what came after it.
  */
 class SnapshottedProjections extends MemoryProjectionStore {
   private saved = false;
+  private timer: NodeJS.Timeout | undefined;
+  private saving: Promise<void> | undefined;
+  private notBefore = 0;
 
   constructor(
     private readonly file: string,
@@ -48,8 +60,51 @@ class SnapshottedProjections extends MemoryProjectionStore {
     super();
   }
 
+  /**
+   * Saves a snapshot whenever `documents` documents are resident while `ready` (start-up over: a
+   * replay from the start is not cut up, and a draining process saves at its stop).
+   */
+  saveEvery(documents: number, ready: () => boolean): void {
+    if (documents <= 0 || this.timer) return;
+    this.timer = setInterval(() => {
+      if (this.saving || Date.now() < this.notBefore || this.residentDocuments() < documents) return;
+      if (!ready()) return;
+      this.saving = this.saveWhileRunning().finally(() => (this.saving = undefined));
+    }, SNAPSHOT_CHECK_MS);
+    this.timer.unref();
+  }
+
+  /**
+   * A snapshot of this instant, not a quiet cut: each projection's documents are at least as far as
+   * its positions, and an event applied again after a restart changes nothing.
+   */
+  async saveWhileRunning(): Promise<void> {
+    const started = performance.now();
+    const resident = this.residentDocuments();
+    try {
+      const cut = this.snapshot();
+      await writeSnapshot(this.file, cut);
+      const saved = await readSnapshot(this.file);
+      if (saved) this.adopt(cut, saved);
+      this.logger.info(
+        {
+          file: this.file,
+          ms: Math.round(performance.now() - started),
+          residentBefore: resident,
+          residentAfter: this.residentDocuments(),
+        },
+        'projections saved while running',
+      );
+    } catch (error) {
+      this.notBefore = Date.now() + SNAPSHOT_RETRY_MS;
+      this.logger.warn({ err: error, file: this.file }, 'projection snapshot not saved while running');
+    }
+  }
+
   /** Runs after the log closed: every consumer has finished, so the snapshot is a quiet cut. */
   override async close(): Promise<void> {
+    clearInterval(this.timer);
+    await this.saving;
     if (!this.saved) {
       this.saved = true;
       const started = performance.now();
@@ -150,7 +205,13 @@ export const EMBEDDED_APP: ServiceAppOptions = {
     RenderingModule,
     WebhookDeliveryModule,
   ],
-  configure: configureGatewayHttp,
+  configure: (app, infra) => {
+    configureGatewayHttp(app, infra);
+    if (infra.projections instanceof SnapshottedProjections) {
+      const readiness = app.get(ReadinessRegistry);
+      infra.projections.saveEvery(infra.config.snapshotEveryDocuments, () => readiness.snapshot().ready);
+    }
+  },
 };
 
 /** The whole service in one process, initialised (projections rebuilt from the log) but not yet listening. */

@@ -1,4 +1,6 @@
-import { copyFileSync, existsSync, rmSync } from 'node:fs';
+import { copyFileSync, cpSync, existsSync, mkdtempSync, renameSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { deserialize, serialize } from 'node:v8';
 import { describe, expect, it } from 'vitest';
 import {
@@ -10,6 +12,9 @@ import {
   type MemoryProjectionStore,
 } from '@thumbforge/projection-store';
 import { snapshotFile } from '../src/bootstrap.js';
+
+/** What the embedded store adds to the memory store: snapshots while running. */
+type SnapshottedStore = MemoryProjectionStore & { saveWhileRunning(): Promise<void> };
 import { ADMIN_TOKEN, admin, eventually, generate, request, startApp, type TestApp } from './support/app.js';
 
 /** Rate-limit slots are the limiter's scratch space, kept per second of requests, not a read model. */
@@ -56,19 +61,42 @@ function withoutOwnStartMarkers({ collections, positions }: ReturnType<typeof co
   };
 }
 
+/** Writes the snapshot in `from` to `to` with a marker document, which only a start from it holds. */
+async function withMarker(from: string, to: string): Promise<void> {
+  const snapshot = (await readSnapshot(from))!;
+  snapshot.collections.set(MARKER, listedDocuments([['marker', serialize({ id: 'marker' })]]));
+  await writeSnapshot(to, snapshot);
+  snapshot.release?.();
+}
+
+/** The admin rebuild's report: each read model rebuilt from offset 0 and compared with the live one. */
+async function rebuildReport(app: TestApp) {
+  const rebuild = await request(`${app.url}/admin/v1/rebuild`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+  });
+  expect(rebuild.status).toBe(200);
+  return JSON.parse(String(rebuild.body).trim().split('\n').at(-1)!).report;
+}
+
 async function ready(app: TestApp): Promise<void> {
   await eventually(async () => (await request(`${app.url}/health/ready`)).status === 200);
 }
 
 /** Sync jobs for `apiKey`, then waits until billing has settled every one (captures follow renders). */
-async function renderJobs(app: TestApp, account: { accountId: string; apiKey: string }, titles: string[]) {
+async function renderJobs(
+  app: TestApp,
+  account: { accountId: string; apiKey: string },
+  titles: string[],
+  total = titles.length,
+) {
   for (const title of titles) {
     const res = await generate(app.url, account.apiKey, { title, format: 'youtube' });
     expect(res.status).toBe(200);
   }
   await eventually(async () => {
     const credits = (await admin(app.url).account(account.accountId)).body.credits;
-    return credits.reserved === 0 && credits.used === 10 * titles.length;
+    return credits.reserved === 0 && credits.used === 10 * total;
   });
 }
 
@@ -94,10 +122,7 @@ describe('projection snapshots (DESIGN §12 start-up)', () => {
 
     // The first snapshot again, with a marker document that only a start which loaded it can hold:
     // the next start loads it and replays everything after it.
-    const snapshot = (await readSnapshot(atFirstStop))!;
-    snapshot.collections.set(MARKER, listedDocuments([['marker', serialize({ id: 'marker' })]]));
-    await writeSnapshot(file, snapshot);
-    snapshot.release?.();
+    await withMarker(atFirstStop, file);
     const fromSnapshot = await startApp({ RATE_LIMITS: 'pro=1000' }, { dataDir });
     let resumed: ReturnType<typeof contents>;
     try {
@@ -105,12 +130,7 @@ describe('projection snapshots (DESIGN §12 start-up)', () => {
       const { [MARKER]: marker, ...collections } = contents(fromSnapshot).collections;
       expect(marker).toEqual({ marker: { id: 'marker' } });
       resumed = { ...contents(fromSnapshot), collections };
-      const rebuild = await request(`${fromSnapshot.url}/admin/v1/rebuild`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
-      });
-      expect(rebuild.status).toBe(200);
-      const { report } = JSON.parse(String(rebuild.body).trim().split('\n').at(-1)!);
+      const report = await rebuildReport(fromSnapshot);
       expect(report.accounts).toMatchObject({ equal: true, count: 2 });
       expect(report.jobs).toMatchObject({ equal: true, count: 3 });
     } finally {
@@ -142,6 +162,55 @@ describe('projection snapshots (DESIGN §12 start-up)', () => {
       expect(full.collections.gateway_accounts).toHaveProperty(late.accountId);
     } finally {
       await replayed.close();
+    }
+  }, 120_000);
+
+  it('a snapshot saved while running lets memory go, and a start after a crash resumes from it', async () => {
+    const env = { RATE_LIMITS: 'pro=1000' };
+    const running = await startApp(env);
+    const { dataDir } = running;
+    const crashImage = mkdtempSync(join(tmpdir(), 'tf-crash-'));
+    let firstId: string;
+    let secondId: string;
+    try {
+      const first = await admin(running.url).createAccount('pro');
+      firstId = first.accountId;
+      await renderJobs(running, first, ['Before the snapshot 1', 'Before the snapshot 2']);
+      const store = running.app.get<SnapshottedStore>(PROJECTION_STORE);
+      const resident = store.residentDocuments();
+      await store.saveWhileRunning();
+      // Only what was read since stays in memory; the rest is read from the file when asked for.
+      expect(store.residentDocuments()).toBeLessThan(resident / 2);
+      expect(existsSync(snapshotFile(dataDir))).toBe(true);
+
+      // After the snapshot: more jobs of the first account, and a second account.
+      await renderJobs(running, first, ['After the snapshot 1'], 3);
+      const second = await admin(running.url).createAccount('pro');
+      secondId = second.accountId;
+      await renderJobs(running, second, ['After the snapshot 2']);
+      // The process dies here: its data directory as it is, the snapshot taken while running in it.
+      cpSync(dataDir, crashImage, { recursive: true });
+    } finally {
+      await running.close();
+    }
+
+    const file = snapshotFile(crashImage);
+    await withMarker(file, `${file}.marked`);
+    renameSync(`${file}.marked`, file);
+    const restarted = await startApp(env, { dataDir: crashImage });
+    try {
+      await ready(restarted);
+      // Started from the snapshot: it holds the marker.
+      const { [MARKER]: marker } = contents(restarted).collections;
+      expect(marker).toEqual({ marker: { id: 'marker' } });
+      // The second account exists only in events after the snapshot: the log after it was replayed.
+      expect((await admin(restarted.url).account(secondId)).body.credits).toMatchObject({ used: 10 });
+      expect((await admin(restarted.url).account(firstId)).body.credits).toMatchObject({ used: 30 });
+      const report = await rebuildReport(restarted);
+      expect(report.accounts).toMatchObject({ equal: true, count: 2 });
+      expect(report.jobs).toMatchObject({ equal: true, count: 4 });
+    } finally {
+      await restarted.close();
     }
   }, 120_000);
 });
