@@ -114,6 +114,25 @@ describe('projection snapshots on disk', () => {
     await restored.close();
   });
 
+  it('saves and reads documents larger than its 1 MiB buffers, also when copied from a file', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'tf-snap-'));
+    const store = new MemoryProjectionStore();
+    const docs = store.collection<Doc>('docs');
+    const sizes = { a: 1, b: 1_500_000, c: 700_000, d: 1 };
+    for (const [id, size] of Object.entries(sizes)) await docs.put({ id, tags: [[id.repeat(size)]] });
+    await writeSnapshot(join(dir, 'first.bin'), store.snapshot());
+    const restored = new MemoryProjectionStore();
+    restored.restore((await readSnapshot(join(dir, 'first.bin')))!);
+    await writeSnapshot(join(dir, 'second.bin'), restored.snapshot());
+
+    const again = new MemoryProjectionStore();
+    again.restore((await readSnapshot(join(dir, 'second.bin')))!);
+    const found = await again.collection<Doc>('docs').find({});
+    expect(Object.fromEntries(found.map((doc) => [doc.id, doc.tags![0]![0]!.length]))).toEqual(sizes);
+    expect(found.every((doc) => doc.tags![0]![0] === doc.id.repeat(doc.tags![0]![0]!.length))).toBe(true);
+    await Promise.all([store, restored, again].map((s) => s.close()));
+  });
+
   it('refuses only the damaged document of those read in order', async () => {
     const ids = Array.from({ length: 300 }, (_, i) => `d${String(i).padStart(4, '0')}`);
     const saved = new MemoryProjectionStore();
