@@ -252,7 +252,6 @@ class MemoryCollection<T extends Document> implements ProjectionCollection<T> {
    * cut nothing is unchanged: its documents are gone from memory, and its restored ones beyond `taken`.
    */
   adopt(cut: CollectionSnapshot, saved: SnapshotDocuments): void {
-    if (saved.length !== cut.length) throw new Error(`adopted ${saved.length} documents of ${cut.length}`);
     const taken = new Uint8Array(saved.length);
     let left = saved.length;
     for (let i = 0; i < cut.length; i++) {
@@ -363,10 +362,18 @@ export class MemoryProjectionStore implements ProjectionStore {
       saved.release?.();
       return false;
     }
+    // Every collection is checked before any changes: a file that does not match its cut is left whole.
     for (const [name, documents] of cut.collections) {
-      const adopted = saved.collections.get(name);
-      if (!adopted) throw new Error(`the saved snapshot has no collection ${name}`);
-      this.collections.get(name)!.adopt(documents as CollectionSnapshot, adopted);
+      const adopted = saved.collections.get(name)?.length;
+      if (adopted !== documents.length) {
+        saved.release?.();
+        throw new Error(
+          `the saved snapshot holds ${adopted ?? 'no'} documents of ${name}, its cut ${documents.length}`,
+        );
+      }
+    }
+    for (const [name, documents] of cut.collections) {
+      this.collections.get(name)!.adopt(documents as CollectionSnapshot, saved.collections.get(name)!);
     }
     const before = this.restored;
     this.restored = saved;
