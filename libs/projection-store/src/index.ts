@@ -1,4 +1,10 @@
 export * from './port.js';
 export { MemoryProjectionStore, type ProjectionSnapshot } from './memory-projection-store.js';
 export { documentEntries, listedDocuments, type SnapshotDocuments } from './snapshot-documents.js';
-export { readSnapshot, removeSnapshot, SnapshotFormatError, writeSnapshot } from './snapshot-file.js';
+export {
+  readSnapshot,
+  removeSnapshot,
+  saveSnapshot,
+  SnapshotFormatError,
+  writeSnapshot,
+} from './snapshot-file.js';

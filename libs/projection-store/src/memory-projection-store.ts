@@ -352,7 +352,7 @@ export class MemoryProjectionStore implements ProjectionStore {
   }
 
   /**
-   * After `cut`, a `snapshot()` of this store, was written to a file and read back as `saved`: every
+   * After `cut`, a `snapshot()` of this store, was saved to a file as `saved` (`saveSnapshot`): every
    * document unchanged since the cut is read from `saved` from now on, so memory holds only what
    * changed since, and the snapshot read before is released. Synchronous, so nothing changes while it
    * compares. False, releasing `saved`, when the store closed or restored another snapshot meanwhile.

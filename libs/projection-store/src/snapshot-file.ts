@@ -1,5 +1,6 @@
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { mkdir, open, readFile, rename, rm, type FileHandle } from 'node:fs/promises';
+import { endianness } from 'node:os';
 import { dirname } from 'node:path';
 import { crc32 } from 'node:zlib';
 import type { ProjectionSnapshot } from './memory-projection-store.js';
@@ -41,7 +42,7 @@ export class SnapshotFormatError extends Error {
   }
 }
 
-/** Bytes built up in memory, growing as needed: the index, and a collection's id frames. */
+/** Bytes built up in memory, growing as needed: a collection's id frames. */
 class Builder {
   private bytes = Buffer.allocUnsafe(1 << 16);
   length = 0;
@@ -53,13 +54,6 @@ class Builder {
     this.bytes = grown;
   }
 
-  /** Appends `bytes` as a frame: its length (u32 BE), then the bytes. */
-  frame(bytes: Buffer): void {
-    this.reserve(4 + bytes.length);
-    this.length = this.bytes.writeUInt32BE(bytes.length, this.length);
-    this.length += bytes.copy(this.bytes, this.length);
-  }
-
   /** Appends `text` as a frame of its UTF-8. */
   textFrame(text: string): void {
     const size = Buffer.byteLength(text);
@@ -68,8 +62,9 @@ class Builder {
     this.length += this.bytes.write(text, this.length);
   }
 
+  /** The bytes appended, in a buffer of their own length. */
   done(): Buffer {
-    return this.bytes.subarray(0, this.length);
+    return this.length === this.bytes.length ? this.bytes : Buffer.from(this.bytes.subarray(0, this.length));
   }
 }
 
@@ -126,26 +121,54 @@ function idOrder(docs: SnapshotDocuments): ArrayLike<number> & Iterable<number> 
   return order.sort((a, b) => (ids[a]! < ids[b]! ? -1 : ids[a]! > ids[b]! ? 1 : 0));
 }
 
-/** The documents of each collection, each checksummed, and the index that finds them. */
-async function writeContents(output: ChunkedOutput, snapshot: ProjectionSnapshot): Promise<void> {
+/** A collection's part of the index: what a reader of the file needs to find its documents. */
+interface CollectionIndex {
+  name: string;
+  /** The ids in document order, each a frame of UTF-8. */
+  ids: Buffer;
+  /** Where each id's frame starts in `ids`. */
+  idStarts: Uint32Array;
+  /** Where each document's bytes start in the file, after its CRC. */
+  starts: Float64Array;
+  lengths: Uint32Array;
+}
+
+/** The bytes of `array` in little-endian order, as the file stores numbers: a view where the host is. */
+function littleEndian(array: Float64Array | Uint32Array): Buffer {
+  const view = Buffer.from(array.buffer, array.byteOffset, array.byteLength);
+  if (endianness() === 'LE') return view;
+  const bytes = Buffer.allocUnsafe(array.byteLength);
+  array.forEach((value, i) =>
+    array instanceof Float64Array ? bytes.writeDoubleLE(value, i * 8) : bytes.writeUInt32LE(value, i * 4),
+  );
+  return bytes;
+}
+
+/**
+ * The documents of each collection, each checksummed, and the index that finds them, which it
+ * returns. The index goes out frame by frame with its CRC-32 kept running, so no copy of it is made:
+ * after 1,000,000 documents it is about 49 MB.
+ */
+async function writeContents(output: ChunkedOutput, snapshot: ProjectionSnapshot): Promise<WrittenIndex> {
   const header: Header = {
     positions: Object.fromEntries(snapshot.positions),
     collections: [...snapshot.collections].map(([name, docs]) => ({ name, documents: docs.length })),
   };
   await output.write(MAGIC);
-  const index = new Builder();
-  index.frame(Buffer.from(JSON.stringify(header)));
-  for (const docs of snapshot.collections.values()) {
+  const collections: CollectionIndex[] = [];
+  for (const [name, docs] of snapshot.collections) {
     const ids = new Builder();
-    const starts = Buffer.allocUnsafe(docs.length * 8);
-    const lengths = Buffer.allocUnsafe(docs.length * 4);
+    const idStarts = new Uint32Array(docs.length);
+    const starts = new Float64Array(docs.length);
+    const lengths = new Uint32Array(docs.length);
     let k = 0;
     for (const i of idOrder(docs)) {
+      idStarts[k] = ids.length;
       ids.textFrame(docs.id(i));
       const stored = docs.stored?.(i);
       const bytes = stored ? stored.subarray(4) : docs.bytes(i);
-      starts.writeDoubleLE(output.position + 4, k * 8);
-      lengths.writeUInt32LE(bytes.length, k * 4);
+      starts[k] = output.position + 4;
+      lengths[k] = bytes.length;
       k++;
       if (!output.fits(4 + bytes.length)) await output.flush();
       if (stored && output.fits(stored.length)) {
@@ -156,34 +179,47 @@ async function writeContents(output: ChunkedOutput, snapshot: ProjectionSnapshot
         await output.write(bytes);
       }
     }
-    index.frame(ids.done());
-    index.frame(starts);
-    index.frame(lengths);
+    collections.push({ name, ids: ids.done(), idStarts, starts, lengths });
   }
   const indexStart = output.position;
-  const indexBytes = index.done();
-  await output.write(indexBytes);
+  let crc = 0;
+  const frame = async (bytes: Buffer) => {
+    const length = Buffer.allocUnsafe(4);
+    length.writeUInt32BE(bytes.length);
+    crc = crc32(bytes, crc32(length, crc));
+    await output.write(length);
+    await output.write(bytes);
+  };
+  const headerBytes = Buffer.from(JSON.stringify(header));
+  await frame(headerBytes);
+  for (const { ids, starts, lengths } of collections) {
+    await frame(ids);
+    await frame(littleEndian(starts));
+    await frame(littleEndian(lengths));
+  }
   const trailer = Buffer.allocUnsafe(TRAILER_BYTES);
   trailer.writeBigUInt64BE(BigInt(indexStart), 0);
-  trailer.writeUInt32BE(crc32(indexBytes), 8);
+  trailer.writeUInt32BE(crc, 8);
   TRAILER_TAG.copy(trailer, 12);
   await output.write(trailer);
   await output.flush();
+  // Objects of their own, as a reader's are: the live store's positions move on.
+  return { collections, positions: structuredClone(header.positions) };
 }
 
-/**
- * Writes `snapshot` to `file` atomically: a temporary file, fsynced, renamed over the old one, and the
- * directory fsynced, so a crash leaves either the previous snapshot or this one, never a torn file.
- * The documents go out through a buffer of 1 MiB as they are read, so saving takes no copy of the
- * whole snapshot in memory, and documents stored in the file being replaced are copied with their
- * CRCs.
- */
-export async function writeSnapshot(file: string, snapshot: ProjectionSnapshot): Promise<void> {
+interface WrittenIndex {
+  collections: CollectionIndex[];
+  positions: Header['positions'];
+}
+
+/** Writes `snapshot` to `file` as `writeSnapshot` says, and returns the index it wrote. */
+async function writeFile(file: string, snapshot: ProjectionSnapshot): Promise<WrittenIndex> {
   await mkdir(dirname(file), { recursive: true });
   const temporary = `${file}.tmp`;
   const handle = await open(temporary, 'w');
+  let written: WrittenIndex;
   try {
-    await writeContents(new ChunkedOutput(handle), snapshot);
+    written = await writeContents(new ChunkedOutput(handle), snapshot);
     await handle.sync();
   } finally {
     await handle.close();
@@ -195,6 +231,28 @@ export async function writeSnapshot(file: string, snapshot: ProjectionSnapshot):
   } finally {
     await dir.close();
   }
+  return written;
+}
+
+/**
+ * Writes `snapshot` to `file` atomically: a temporary file, fsynced, renamed over the old one, and the
+ * directory fsynced, so a crash leaves either the previous snapshot or this one, never a torn file.
+ * The documents go out through a buffer of 1 MiB as they are read, so saving takes no copy of the
+ * whole snapshot in memory, and documents stored in the file being replaced are copied with their
+ * CRCs.
+ */
+export async function writeSnapshot(file: string, snapshot: ProjectionSnapshot): Promise<void> {
+  await writeFile(file, snapshot);
+}
+
+/**
+ * Saves `snapshot` to `file` like `writeSnapshot`, and returns the saved snapshot, its documents read
+ * from the new file: what `readSnapshot` would give, without reading back and checking an index just
+ * written. Reading it back stalled a running process for about 250 ms after 1,000,000 documents.
+ */
+export async function saveSnapshot(file: string, snapshot: ProjectionSnapshot): Promise<ProjectionSnapshot> {
+  const { collections, positions } = await writeFile(file, snapshot);
+  return indexedSnapshot(new SnapshotFile(file), collections, positions);
 }
 
 /** Reads [u32 BE length][bytes] frames out of `bytes`, checking each fits. */
@@ -373,7 +431,7 @@ function readIndexed(file: SnapshotFile): ProjectionSnapshot {
 
   const frames = new Frames(index, path);
   const header = parseHeader(frames.next(), path);
-  const collections = new Map<string, SnapshotDocuments>();
+  const collections: CollectionIndex[] = [];
   for (const { name, documents } of header.collections) {
     const ids = frames.next();
     const starts = frames.next();
@@ -398,12 +456,25 @@ function readIndexed(file: SnapshotFile): ProjectionSnapshot {
         throw new SnapshotFormatError(path, `collection ${name}: a document lies outside the documents`);
       }
     }
-    collections.set(name, new IndexedDocuments(file, name, ids, idStarts, documentStarts, documentLengths));
+    collections.push({ name, ids, idStarts, starts: documentStarts, lengths: documentLengths });
   }
   if (!frames.done) throw new SnapshotFormatError(path, 'trailing bytes');
+  return indexedSnapshot(file, collections, header.positions);
+}
+
+function indexedSnapshot(
+  file: SnapshotFile,
+  collections: CollectionIndex[],
+  positions: Header['positions'],
+): ProjectionSnapshot {
   return {
-    collections,
-    positions: new Map(Object.entries(header.positions)),
+    collections: new Map(
+      collections.map((c) => [
+        c.name,
+        new IndexedDocuments(file, c.name, c.ids, c.idStarts, c.starts, c.lengths),
+      ]),
+    ),
+    positions: new Map(Object.entries(positions)),
     release: () => file.release(),
   };
 }

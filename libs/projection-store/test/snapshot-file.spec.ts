@@ -7,9 +7,11 @@ import {
   documentEntries,
   MemoryProjectionStore,
   readSnapshot,
+  saveSnapshot,
   SnapshotFormatError,
   writeSnapshot,
   type Document,
+  type ProjectionSnapshot,
 } from '../src/index.js';
 
 interface Doc extends Document {
@@ -112,6 +114,55 @@ describe('projection snapshots on disk', () => {
     expect(decoded.get('d0150x')).toEqual({ id: 'd0150x', n: 1 });
     again.release?.();
     await restored.close();
+  });
+
+  it('returns from a save what reading the saved file gives, without reading its index back', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'tf-snap-'));
+    const store = new MemoryProjectionStore();
+    // Ids of several lengths (UTF-8 of one to four bytes a character) and documents around the buffer's size.
+    const ids = Array.from({ length: 400 }, (_, i) => `${'é'.repeat(i % 3)}${i}${'😀'.repeat(i % 2)}`);
+    for (const [i, id] of ids.entries()) {
+      await store.collection<Doc>('docs').put({ id, n: i, tags: [['x'.repeat(i === 7 ? 1_200_000 : i)]] });
+    }
+    await store.collection<Doc>('other').put({ id: 'c' });
+    await store.collection<Doc>('empty').put({ id: 'gone' });
+    await store.collection<Doc>('empty').delete('gone');
+    await store.savePositions('p', { 't:0': 3 });
+    await writeSnapshot(join(dir, 'first.bin'), store.snapshot());
+    // Saved again from a restored store with changes, so restored and in-memory documents both go out.
+    const restored = new MemoryProjectionStore();
+    restored.restore((await readSnapshot(join(dir, 'first.bin')))!);
+    await restored.collection<Doc>('docs').update(ids[10]!, (doc) => ({ ...doc!, n: -1 }));
+    await restored.collection<Doc>('docs').put({ id: 'new', n: 0 });
+    await restored.collection<Doc>('docs').delete(ids[20]!);
+    await restored.savePositions('p', { 't:0': 9, 'u:1': 1 });
+
+    const file = join(dir, 'second.bin');
+    const saved = await saveSnapshot(file, restored.snapshot());
+    const read = (await readSnapshot(file))!;
+    const contents = (snapshot: ProjectionSnapshot) => ({
+      positions: Object.fromEntries(snapshot.positions),
+      collections: Object.fromEntries(
+        [...snapshot.collections].map(([name, docs]) => [
+          name,
+          [...documentEntries(docs)].map(([id, bytes]) => [id, bytes.toString('hex')]),
+        ]),
+      ),
+    });
+    const expected = contents(read);
+    expect(expected.collections.docs).toHaveLength(400);
+    expect(expected.collections.empty).toEqual([]);
+    expect(expected.positions).toEqual({ p: { 't:0': 9, 'u:1': 1 } });
+    expect(contents(saved)).toEqual(expected);
+    // Found by id as a reader finds them, and its positions are its own.
+    const docs = saved.collections.get('docs')!;
+    expect(deserialize(docs.bytes(docs.indexOf(ids[10]!)))).toMatchObject({ id: ids[10], n: -1 });
+    expect(docs.indexOf(ids[20]!)).toBe(-1);
+    await restored.savePositions('p', { 't:0': 10 });
+    expect(saved.positions.get('p')).toEqual({ 't:0': 9, 'u:1': 1 });
+    saved.release?.();
+    read.release?.();
+    await Promise.all([store, restored].map((s) => s.close()));
   });
 
   it('saves and reads documents larger than its 1 MiB buffers, also when copied from a file', async () => {

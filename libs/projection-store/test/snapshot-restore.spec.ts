@@ -9,9 +9,11 @@ import {
   documentEntries,
   MemoryProjectionStore,
   readSnapshot,
+  saveSnapshot,
   writeSnapshot,
   type Document,
   type ProjectionCollection,
+  type ProjectionSnapshot,
 } from '../src/index.js';
 
 interface Doc extends Document {
@@ -194,20 +196,17 @@ describe('a store that hands its documents to the snapshots it writes while it r
         let written = 0;
         const pending: {
           cut: ReturnType<MemoryProjectionStore['snapshot']>;
-          file: string;
-          write: Promise<void>;
+          saved: Promise<ProjectionSnapshot>;
         }[] = [];
         for (const step of steps) {
           if (step.op === 'cut') {
             const cut = store.snapshot();
-            const file = join(dir, `cut-${written++}.bin`);
             // Not awaited: the operations after it run while it is written.
-            pending.push({ cut, file, write: writeSnapshot(file, cut) });
+            pending.push({ cut, saved: saveSnapshot(join(dir, `cut-${written++}.bin`), cut) });
           } else if (step.op === 'adopt') {
             const next = pending.shift();
             if (!next) continue;
-            await next.write;
-            store.adopt(next.cut, (await readSnapshot(next.file))!);
+            store.adopt(next.cut, await next.saved);
           } else if (step.op === 'clear') {
             await model.collection<Doc>('docs').clear();
             await store.collection<Doc>('docs').clear();
@@ -217,7 +216,7 @@ describe('a store that hands its documents to the snapshots it writes while it r
           }
           expect(contents(store)).toEqual(contents(model));
         }
-        await Promise.all(pending.map((p) => p.write));
+        for (const saved of await Promise.all(pending.map((p) => p.saved))) saved.release?.();
         const file = join(dir, 'at-stop.bin');
         await writeSnapshot(file, store.snapshot());
         const restarted = new MemoryProjectionStore();

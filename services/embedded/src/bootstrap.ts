@@ -20,6 +20,7 @@ import {
 import {
   MemoryProjectionStore,
   readSnapshot,
+  saveSnapshot,
   writeSnapshot,
   type ProjectionSnapshot,
 } from '@thumbforge/projection-store';
@@ -83,9 +84,7 @@ class SnapshottedProjections extends MemoryProjectionStore {
     const resident = this.residentDocuments();
     try {
       const cut = this.snapshot();
-      await writeSnapshot(this.file, cut);
-      const saved = await readSnapshot(this.file);
-      if (saved) this.adopt(cut, saved);
+      this.adopt(cut, await saveSnapshot(this.file, cut));
       this.logger.info(
         {
           file: this.file,
