@@ -53,8 +53,9 @@ export interface Config {
   /** After SIGTERM: how long readiness answers 503 while the process still serves, before it closes. */
   shutdownDelayMs: number;
   /**
-   * Embedded mode: once this many read model documents changed since the last projection snapshot,
-   * write one while running, and read the unchanged ones from it; 0 writes one only at stop.
+   * Embedded mode: once this many read model documents are held in memory (written, or read from the
+   * last projection snapshot, since it), write one while running and read the unchanged ones from it;
+   * 0 writes one only at stop.
    */
   snapshotEveryDocuments: number;
 }

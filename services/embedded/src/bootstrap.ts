@@ -44,9 +44,9 @@ const SNAPSHOT_RETRY_MS = 60_000;
 /**
  * The read models in memory, saved with the log positions they cover when the process stops, so the
  * next start loads them and replays only the events after those positions (DESIGN §12, start-up).
- * While it runs, a snapshot is also saved once `SNAPSHOT_EVERY_DOCUMENTS` documents have changed since
- * the last: the documents unchanged since are then read from it instead of held in memory, and a
- * start after a crash replays only what came after it.
+ * While it runs, a snapshot is also saved once `SNAPSHOT_EVERY_DOCUMENTS` documents are held in memory
+ * (written, or read from the last snapshot, since it): the documents unchanged since are then read from
+ * the new one instead of held in memory, and a start after a crash replays only what came after it.
  */
 class SnapshottedProjections extends MemoryProjectionStore {
   private saved = false;
