@@ -41,10 +41,10 @@ export interface ProjectionSnapshot {
 
 /**
  * A collection's documents at one instant, in id order when its restored ones are, read as they are
- * written out: a document in memory is serialized then, a restored one comes from its snapshot file
- * with its checksum. Both are as they were at the instant (stored documents are frozen, and a change
- * replaces them), so taking the snapshot copies nothing; the store must not close or restore another
- * snapshot before this one is written. Reading every restored document into a list at the instant
+ * written out: a document in memory is serialized then, and runs of restored ones are copied from
+ * their snapshot file as stored (`restoredRun`). Both are as they were at the instant (stored
+ * documents are frozen, and a change replaces them), so taking the snapshot copies nothing; the store
+ * must not close or restore another snapshot before this one is written. Reading every restored document into a list at the instant
  * was most of a stop's save after a restart.
  */
 class CollectionSnapshot implements SnapshotDocuments {
@@ -92,9 +92,12 @@ class CollectionSnapshot implements SnapshotDocuments {
     return at < 0 ? serialize(this.docs[-1 - at]) : this.restored.bytes(at);
   }
 
-  stored(index: number): Buffer | undefined {
+  restoredRun(index: number): { restored: SnapshotDocuments; from: number; count: number } | undefined {
     const at = this.order[index]!;
-    return at < 0 ? undefined : this.restored.stored?.(at);
+    if (at < 0) return undefined;
+    let end = index + 1;
+    while (end < this.order.length && this.order[end] === at + (end - index)) end++;
+    return { restored: this.restored, from: at, count: end - index };
   }
 
   indexOf(id: string): number {

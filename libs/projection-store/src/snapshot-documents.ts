@@ -9,13 +9,14 @@ export interface SnapshotDocuments {
   readonly inIdOrder?: boolean;
   id(index: number): string;
   bytes(index: number): Buffer;
-  /**
-   * Document `index` as a snapshot file stores it, its CRC-32 (u32 BE) before its bytes, checked;
-   * undefined when it is not stored so. A writer copies it instead of computing the CRC again.
-   */
-  stored?(index: number): Buffer | undefined;
   /** The index of the document with this id, or -1. */
   indexOf(id: string): number;
+  /**
+   * The documents from `index` on that are `restored`'s from `from` on, in the same order and
+   * without a gap, or undefined when document `index` is not one of `restored`'s: a writer copies
+   * such a run as it is stored.
+   */
+  restoredRun?(index: number): { restored: SnapshotDocuments; from: number; count: number } | undefined;
 }
 
 /** The first index in `0..length` whose id (read through `idAt`, ascending) is not below `id`. */
