@@ -89,7 +89,7 @@ class ChunkedOutput {
   }
 
   /** Adds `bytes`, which must fit (`fits`). */
-  put(bytes: Buffer): void {
+  private put(bytes: Buffer): void {
     this.used += bytes.copy(this.chunk, this.used);
     this.position += bytes.length;
   }
@@ -130,11 +130,11 @@ class ChunkedOutput {
   }
 }
 
-/** Indexes of `docs` in ascending order of id. */
-function idOrder(docs: SnapshotDocuments): ArrayLike<number> & Iterable<number> {
-  const order = Uint32Array.from({ length: docs.length }, (_, i) => i);
-  if (docs.inIdOrder) return order;
+/** Indexes of `docs` in ascending order of id; undefined when that is their own order. */
+function idOrder(docs: SnapshotDocuments): Uint32Array | undefined {
+  if (docs.inIdOrder) return undefined;
   const ids = Array.from({ length: docs.length }, (_, i) => docs.id(i));
+  const order = Uint32Array.from({ length: docs.length }, (_, i) => i);
   return order.sort((a, b) => (ids[a]! < ids[b]! ? -1 : ids[a]! > ids[b]! ? 1 : 0));
 }
 
@@ -179,15 +179,15 @@ async function writeContents(output: ChunkedOutput, snapshot: ProjectionSnapshot
     const starts = new Float64Array(docs.length);
     const lengths = new Uint32Array(docs.length);
     const order = idOrder(docs);
-    for (let k = 0; k < order.length;) {
-      // In id order, `order` is the identity, and a run of restored documents is copied as stored.
-      const run = docs.inIdOrder ? docs.restoredRun?.(k) : undefined;
+    for (let k = 0; k < docs.length;) {
+      // In id order, a run of restored documents is copied as stored.
+      const run = order ? undefined : docs.restoredRun?.(k);
       if (run?.restored instanceof IndexedDocuments) {
         await run.restored.copyRun(run.from, run.count, output, ids, { idStarts, starts, lengths }, k);
         k += run.count;
         continue;
       }
-      const i = order[k]!;
+      const i = order ? order[k]! : k;
       idStarts[k] = ids.length;
       ids.textFrame(docs.id(i));
       const bytes = docs.bytes(i);
