@@ -93,7 +93,7 @@ async function drawBackground(
   return out;
 }
 
-interface Layer {
+export interface Layer {
   pixels: Buffer;
   width: number;
   height: number;
@@ -102,9 +102,11 @@ interface Layer {
 /**
  * Writes the background into `out`: the smooth layer enlarged, the shapes (premultiplied) enlarged and
  * laid over it, weakened near the title by `calm`. A function of its own, not part of the async one
- * above: the loop over every pixel then runs as optimised code from its first call.
+ * above: the loop over every pixel then runs as optimised code from its first call. Shapes cover a
+ * quarter of a background's pixels or so: each row lays them over only between the first and the last
+ * column they touch, and the rest of it is the smooth layer alone.
  */
-function enlargeLayers(
+export function enlargeLayers(
   out: Buffer,
   { width: W, height: H }: { width: number; height: number },
   smooth: Layer,
@@ -112,47 +114,115 @@ function enlargeLayers(
   calm: Calmness,
 ): void {
   const smoothRow = new Float32Array(smooth.width * 3);
+  // Each column's step to the next, once per row rather than once per output pixel.
+  const smoothStep = new Float64Array(smooth.width * 3);
   const shapeRow = new Float32Array((shapes?.width ?? 0) * 4);
   // Typed arrays in locals, neighbours read once: the loop runs for every pixel of a drawn background.
   const { index: smoothAt, weight: smoothWeight } = sampling(W, smooth.width);
   const { index: shapeAt, weight: shapeWeight } = sampling(W, shapes?.width ?? 1);
+  // Where the shapes lie, by row, and the output columns each of their columns starts.
+  const cover = shapes && { spans: coveredSpans(shapes), columnFrom: firstColumns(shapeAt, shapes.width) };
   for (let y = 0, o = 0; y < H; y++) {
     interpolateRow(smooth, (y + 0.5) / SMOOTH_SCALE - 0.5, smoothRow);
-    if (shapes) {
-      interpolatePremultipliedRow(shapes, (y + 0.5) / 2 - 0.5, shapeRow);
-      calm.row(y);
+    for (let k = 0; k + 3 < smoothRow.length; k++) smoothStep[k] = smoothRow[k + 3]! - smoothRow[k]!;
+    let from = W;
+    let to = W;
+    if (shapes && cover) {
+      const fy = (y + 0.5) / 2 - 0.5;
+      const { first, last } = spanAround(shapes, cover.spans, fy);
+      if (first <= last) {
+        // Columns just outside the span are read as neighbours: transparent, so they count as nothing.
+        const lo = Math.max(0, first - 1);
+        interpolatePremultipliedRow(shapes, fy, shapeRow, lo, Math.min(shapes.width - 1, last + 1));
+        calm.row(y);
+        from = cover.columnFrom[lo]!;
+        to = cover.columnFrom[last + 1]!;
+      }
     }
-    for (let x = 0; x < W; x++, o += 3) {
+    o = smoothSpan(out, o, from, smoothRow, smoothStep, smoothAt, smoothWeight, 0);
+    for (let x = from; x < to; x++, o += 3) {
       let i = smoothAt[x]! * 3;
       let w = smoothWeight[x]!;
-      const r0 = smoothRow[i]!;
-      const g0 = smoothRow[i + 1]!;
-      const b0 = smoothRow[i + 2]!;
-      let r = r0 + (smoothRow[i + 3]! - r0) * w;
-      let g = g0 + (smoothRow[i + 4]! - g0) * w;
-      let b = b0 + (smoothRow[i + 5]! - b0) * w;
-      if (shapes) {
-        i = shapeAt[x]! * 4;
-        w = shapeWeight[x]!;
-        // Premultiplied, so transparent neighbours do not darken the shapes' edges.
-        const alpha0 = shapeRow[i + 3]!;
-        const alpha = alpha0 + (shapeRow[i + 7]! - alpha0) * w;
-        if (alpha > 0.5) {
-          const c = calm.at(x);
-          const a = (alpha / 255) * c;
-          const sr = shapeRow[i]!;
-          const sg = shapeRow[i + 1]!;
-          const sb = shapeRow[i + 2]!;
-          r += (sr + (shapeRow[i + 4]! - sr) * w) * c - r * a;
-          g += (sg + (shapeRow[i + 5]! - sg) * w) * c - g * a;
-          b += (sb + (shapeRow[i + 6]! - sb) * w) * c - b * a;
-        }
+      let r = smoothRow[i]! + smoothStep[i]! * w;
+      let g = smoothRow[i + 1]! + smoothStep[i + 1]! * w;
+      let b = smoothRow[i + 2]! + smoothStep[i + 2]! * w;
+      i = shapeAt[x]! * 4;
+      w = shapeWeight[x]!;
+      // Premultiplied, so transparent neighbours do not darken the shapes' edges.
+      const alpha0 = shapeRow[i + 3]!;
+      const alpha = alpha0 + (shapeRow[i + 7]! - alpha0) * w;
+      if (alpha > 0.5) {
+        const c = calm.at(x);
+        const a = (alpha / 255) * c;
+        const sr = shapeRow[i]!;
+        const sg = shapeRow[i + 1]!;
+        const sb = shapeRow[i + 2]!;
+        r += (sr + (shapeRow[i + 4]! - sr) * w) * c - r * a;
+        g += (sg + (shapeRow[i + 5]! - sg) * w) * c - g * a;
+        b += (sb + (shapeRow[i + 6]! - sb) * w) * c - b * a;
       }
       out[o] = r + 0.5;
       out[o + 1] = g + 0.5;
       out[o + 2] = b + 0.5;
     }
+    o = smoothSpan(out, o, W, smoothRow, smoothStep, smoothAt, smoothWeight, to);
   }
+}
+
+/** Output columns `[x, end)` of the smooth layer's current row alone, written from `o`; the next `o`. */
+function smoothSpan(
+  out: Buffer,
+  o: number,
+  end: number,
+  row: Float32Array,
+  step: Float64Array,
+  at: Int32Array,
+  weight: Float32Array,
+  x: number,
+): number {
+  for (; x < end; x++, o += 3) {
+    const i = at[x]! * 3;
+    const w = weight[x]!;
+    out[o] = row[i]! + step[i]! * w + 0.5;
+    out[o + 1] = row[i + 1]! + step[i + 1]! * w + 0.5;
+    out[o + 2] = row[i + 2]! + step[i + 2]! * w + 0.5;
+  }
+  return o;
+}
+
+/** Per row of an RGBA layer, the first and the last column with any alpha; first > last when none. */
+function coveredSpans({ pixels, width, height }: Layer): Int32Array {
+  const spans = new Int32Array(height * 2);
+  for (let y = 0; y < height; y++) {
+    const row = y * width * 4;
+    let first = 0;
+    while (first < width && pixels[row + first * 4 + 3] === 0) first++;
+    let last = width - 1;
+    while (last > first && pixels[row + last * 4 + 3] === 0) last--;
+    spans[y * 2] = first;
+    spans[y * 2 + 1] = first < width ? last : -1;
+  }
+  return spans;
+}
+
+/** The columns covered in either of the two rows around output row `fy`. */
+function spanAround(layer: Layer, spans: Int32Array, fy: number): { first: number; last: number } {
+  const f = Math.max(0, Math.min(layer.height - 1, fy));
+  const y0 = Math.floor(f);
+  const y1 = Math.min(layer.height - 1, y0 + 1);
+  return {
+    first: Math.min(spans[y0 * 2]!, spans[y1 * 2]!),
+    last: Math.max(spans[y0 * 2 + 1]!, spans[y1 * 2 + 1]!),
+  };
+}
+
+/** For each column `s` of a layer (and one past its last), the first output column sampled at or past it. */
+function firstColumns(at: Int32Array, width: number): Int32Array {
+  const first = new Int32Array(width + 1).fill(at.length);
+  for (let x = at.length - 1; x >= 0; x--) first[at[x]!] = x;
+  // A column no output starts at takes the next one's first.
+  for (let s = width - 1; s >= 0; s--) first[s] = Math.min(first[s]!, first[s + 1]!);
+  return first;
 }
 
 /** For each output column, the source column to its left and the weight of the one to its right. */
@@ -192,11 +262,20 @@ function interpolateRow(layer: Layer, fy: number, row: Float32Array): void {
   for (let o = 0; o < width * 3; o++) row[o] = pixels[a + o]! * u + pixels[b + o]! * t;
 }
 
-/** One row of an RGBA layer, its colours scaled by their alpha, interpolated between the rows around `fy`. */
-function interpolatePremultipliedRow(layer: Layer, fy: number, row: Float32Array): void {
-  const { pixels, width } = layer;
+/**
+ * Columns `[from, to]` of one row of an RGBA layer, its colours scaled by their alpha, interpolated
+ * between the rows around `fy`.
+ */
+function interpolatePremultipliedRow(
+  layer: Layer,
+  fy: number,
+  row: Float32Array,
+  from: number,
+  to: number,
+): void {
+  const { pixels } = layer;
   const { a, b, u, t } = rowsAround(layer, 4, fy);
-  for (let o = 0; o < width * 4; o += 4) {
+  for (let o = from * 4; o <= to * 4; o += 4) {
     const alphaTop = pixels[a + o + 3]!;
     const alphaBottom = pixels[b + o + 3]!;
     // Rounded to single precision before the division, as a row of the layer is stored, so that a
