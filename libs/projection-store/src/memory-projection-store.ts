@@ -44,8 +44,8 @@ export interface ProjectionSnapshot {
  * written out: a document in memory is serialized then, and runs of restored ones are copied from
  * their snapshot file as stored (`restoredRun`). Both are as they were at the instant (stored
  * documents are frozen, and a change replaces them), so taking the snapshot copies nothing; the store
- * must not close or restore another snapshot before this one is written. Reading every restored document into a list at the instant
- * was most of a stop's save after a restart.
+ * must not close or restore another snapshot before this one is written. Reading every restored
+ * document into a list at the instant was most of a stop's save after a restart.
  */
 class CollectionSnapshot implements SnapshotDocuments {
   readonly inIdOrder: boolean;

@@ -180,23 +180,25 @@ async function writeContents(output: ChunkedOutput, snapshot: ProjectionSnapshot
     const lengths = new Uint32Array(docs.length);
     const order = idOrder(docs);
     for (let k = 0; k < docs.length;) {
-      // In id order, a run of restored documents is copied as stored.
+      // In id order, a run of restored documents is copied as stored; a run of documents stored
+      // otherwise is written one by one, and asked for once.
       const run = order ? undefined : docs.restoredRun?.(k);
       if (run?.restored instanceof IndexedDocuments) {
         await run.restored.copyRun(run.from, run.count, output, ids, { idStarts, starts, lengths }, k);
         k += run.count;
         continue;
       }
-      const i = order ? order[k]! : k;
-      idStarts[k] = ids.length;
-      ids.textFrame(docs.id(i));
-      const bytes = docs.bytes(i);
-      starts[k] = output.position + 4;
-      lengths[k] = bytes.length;
-      k++;
-      if (!output.fits(4)) await output.flush();
-      output.putUInt32(crc32(bytes));
-      await output.write(bytes);
+      for (const end = k + (run?.count ?? 1); k < end; k++) {
+        const i = order ? order[k]! : k;
+        idStarts[k] = ids.length;
+        ids.textFrame(docs.id(i));
+        const bytes = docs.bytes(i);
+        starts[k] = output.position + 4;
+        lengths[k] = bytes.length;
+        if (!output.fits(4)) await output.flush();
+        output.putUInt32(crc32(bytes));
+        await output.write(bytes);
+      }
     }
     collections.push({ name, ids: ids.done(), idStarts, starts, lengths });
   }

@@ -207,9 +207,7 @@ function coveredSpans({ pixels, width, height }: Layer): Int32Array {
 
 /** The columns covered in either of the two rows around output row `fy`. */
 function spanAround(layer: Layer, spans: Int32Array, fy: number): { first: number; last: number } {
-  const f = Math.max(0, Math.min(layer.height - 1, fy));
-  const y0 = Math.floor(f);
-  const y1 = Math.min(layer.height - 1, y0 + 1);
+  const { y0, y1 } = sourceRows(layer, fy);
   return {
     first: Math.min(spans[y0 * 2]!, spans[y1 * 2]!),
     last: Math.max(spans[y0 * 2 + 1]!, spans[y1 * 2 + 1]!),
@@ -239,6 +237,13 @@ function sampling(size: number, source: number): { index: Int32Array; weight: Fl
   return { index, weight };
 }
 
+/** The two rows of a layer around output row `fy`, and the weight of the lower. */
+function sourceRows(layer: Layer, fy: number): { y0: number; y1: number; t: number } {
+  const f = Math.max(0, Math.min(layer.height - 1, fy));
+  const y0 = Math.floor(f);
+  return { y0, y1: Math.min(layer.height - 1, y0 + 1), t: f - y0 };
+}
+
 /**
  * The two rows of a layer (`channels` per pixel) around output row `fy`: where the upper and the lower
  * start in its pixels, and their weights.
@@ -248,10 +253,7 @@ function rowsAround(
   channels: number,
   fy: number,
 ): { a: number; b: number; u: number; t: number } {
-  const f = Math.max(0, Math.min(layer.height - 1, fy));
-  const y0 = Math.floor(f);
-  const y1 = Math.min(layer.height - 1, y0 + 1);
-  const t = f - y0;
+  const { y0, y1, t } = sourceRows(layer, fy);
   return { a: y0 * layer.width * channels, b: y1 * layer.width * channels, u: 1 - t, t };
 }
 
