@@ -1,6 +1,5 @@
 import { isDeepStrictEqual } from 'node:util';
-import { deserialize, serialize } from 'node:v8';
-import { assertId, freezeDeep } from './documents.js';
+import { assertId, decodeDocument, encodeDocument, exactJson, freezeDeep } from './documents.js';
 import type { Document, FindOptions, Positions, ProjectionCollection, ProjectionStore } from './port.js';
 import {
   IdIndex,
@@ -89,7 +88,12 @@ class CollectionSnapshot implements SnapshotDocuments {
 
   bytes(index: number): Buffer {
     const at = this.order[index]!;
-    return at < 0 ? serialize(this.docs[-1 - at]) : this.restored.bytes(at);
+    return at < 0 ? encodeDocument(this.docs[-1 - at]!) : this.restored.bytes(at);
+  }
+
+  json(index: number): string | undefined {
+    const at = this.order[index]!;
+    return at < 0 ? exactJson(this.docs[-1 - at]!) : undefined;
   }
 
   restoredRun(index: number): { restored: SnapshotDocuments; from: number; count: number } | undefined {
@@ -137,7 +141,7 @@ class MemoryCollection<T extends Document> implements ProjectionCollection<T> {
   }
 
   private decode(index: number): T {
-    return freezeDeep(deserialize(this.restored.bytes(index)) as T);
+    return freezeDeep(decodeDocument(this.restored.bytes(index)) as T);
   }
 
   /** Moves restored document `index` into `docs`, decoded. */

@@ -1,14 +1,21 @@
 /**
- * One collection's documents in a projection snapshot, as structured-clone bytes (`v8.serialize`) by
- * id. Indexed, not a pair per document: a start after a million jobs restores a million documents,
- * and an object or a map entry per document was most of the restore's time and garbage.
+ * One collection's documents in a projection snapshot, as stored bytes (`encodeDocument`: JSON text,
+ * or structured-clone bytes where JSON would not give the document back) by id. Indexed, not a pair
+ * per document: a start after a million jobs restores a million documents, and an object or a map
+ * entry per document was most of the restore's time and garbage.
  */
 export interface SnapshotDocuments {
   readonly length: number;
   /** Ids ascend with the index, as strings compare: a writer need not sort them. */
   readonly inIdOrder?: boolean;
   id(index: number): string;
+  /** The document's stored bytes (`encodeDocument`). */
   bytes(index: number): Buffer;
+  /**
+   * The document as JSON text, when its stored bytes are that text: a writer puts it straight into
+   * its output instead of asking for `bytes` (see `exactJson`). Undefined otherwise.
+   */
+  json?(index: number): string | undefined;
   /** The index of the document with this id, or -1. */
   indexOf(id: string): number;
   /**

@@ -8,11 +8,11 @@ import type { Positions } from './port.js';
 import { IdIndex, searchSorted, type SnapshotDocuments } from './snapshot-documents.js';
 
 /**
- * A projection snapshot on disk (version 2):
+ * A projection snapshot on disk (version 3):
  *
  *     MAGIC
  *     documents   per collection, per document in ascending order of id (as strings compare):
- *                 [u32 BE CRC-32 of the bytes][structured-clone bytes]
+ *                 [u32 BE CRC-32 of the bytes][the document's bytes (`encodeDocument`)]
  *     index       frames of [u32 BE length][bytes]: a JSON header (positions per projection, name and
  *                 document count per collection), then per collection its ids (each a frame of UTF-8),
  *                 where each document starts (f64 LE) and its length (u32 LE)
@@ -22,10 +22,13 @@ import { IdIndex, searchSorted, type SnapshotDocuments } from './snapshot-docume
  * read from the file when it is first asked for, and its checksum checked then. Reading and keeping the
  * whole file took 0.6 s and 330 MB of memory after 1,000,000 billing events.
  *
- * Version 1, which earlier releases saved (the JSON header, then an id frame and a document frame per
- * document in no order, then the CRC-32 of everything), is still read: whole, as it was.
+ * Earlier releases' versions are still read. Version 2 is laid out as version 3, its documents all
+ * structured-clone bytes: a release that reads only those sees version 3 as a foreign file, which it
+ * ignores, rather than failing at a document. Version 1 (the JSON header, then an id frame and a
+ * document frame per document in no order, then the CRC-32 of everything) is read whole, as it was.
  */
-const MAGIC = Buffer.from('thumbforge-projections-2\n');
+const MAGIC = Buffer.from('thumbforge-projections-3\n');
+const MAGIC_V2 = Buffer.from('thumbforge-projections-2\n');
 const MAGIC_V1 = Buffer.from('thumbforge-projections-1\n');
 const TRAILER_TAG = Buffer.from('TFP2');
 const TRAILER_BYTES = 16;
@@ -97,6 +100,30 @@ class ChunkedOutput {
   putUInt32(value: number): void {
     this.used = this.chunk.writeUInt32BE(value, this.used);
     this.position += 4;
+  }
+
+  /** Adds a CRC-32 of `bytes`, then `bytes`; answers their length. */
+  async writeChecked(bytes: Buffer): Promise<number> {
+    if (!this.fits(4)) await this.flush();
+    this.putUInt32(crc32(bytes));
+    await this.write(bytes);
+    return bytes.length;
+  }
+
+  /**
+   * `writeChecked` of `text` in UTF-8, encoded straight into the buffer where it fits, its CRC-32
+   * taken there: no buffer of its own per document.
+   */
+  async writeCheckedText(text: string): Promise<number> {
+    const length = Buffer.byteLength(text);
+    if (4 + length > this.chunk.length) return this.writeChecked(Buffer.from(text));
+    if (!this.fits(4 + length)) await this.flush();
+    const at = this.used + 4;
+    this.chunk.write(text, at, length, 'utf8');
+    this.chunk.writeUInt32BE(crc32(this.chunk.subarray(at, at + length)), this.used);
+    this.used = at + length;
+    this.position += 4 + length;
+    return length;
   }
 
   async write(bytes: Buffer): Promise<void> {
@@ -192,12 +219,10 @@ async function writeContents(output: ChunkedOutput, snapshot: ProjectionSnapshot
         const i = order ? order[k]! : k;
         idStarts[k] = ids.length;
         ids.textFrame(docs.id(i));
-        const bytes = docs.bytes(i);
         starts[k] = output.position + 4;
-        lengths[k] = bytes.length;
-        if (!output.fits(4)) await output.flush();
-        output.putUInt32(crc32(bytes));
-        await output.write(bytes);
+        const json = docs.json?.(i);
+        lengths[k] =
+          json === undefined ? await output.writeChecked(docs.bytes(i)) : await output.writeCheckedText(json);
       }
     }
     collections.push({ name, ids: ids.done(), idStarts, starts, lengths });
@@ -321,7 +346,7 @@ function parseHeader(bytes: Buffer, file: string): Header {
 }
 
 /**
- * The file a version 2 snapshot's documents are read from, open until released. Reads are
+ * The file a version 2 or 3 snapshot's documents are read from, open until released. Reads are
  * synchronous: a store reads a document and writes its change with nothing in between, and a read
  * is of a few hundred bytes, once per document, from the page cache as a rule.
  */
@@ -400,7 +425,7 @@ const READ_AHEAD_BYTES = 1 << 20;
 const IN_ORDER_GAP = 64;
 
 /**
- * A collection of a version 2 snapshot: its ids in memory, each document read when asked for. Reads in
+ * A collection of a version 2 or 3 snapshot: its ids in memory, each document read when asked for. Reads in
  * document order (a search, a rebuild's comparison) take in up to `READ_AHEAD_BYTES` of following
  * documents at once, which they are stored contiguously for: one `readSync` per document was most of
  * such a scan.
@@ -642,7 +667,7 @@ export async function readSnapshot(file: string): Promise<ProjectionSnapshot | u
   let kept = false;
   try {
     const magic = opened.read(0, Math.min(MAGIC.length, opened.size));
-    if (magic.equals(MAGIC)) {
+    if (magic.equals(MAGIC) || magic.equals(MAGIC_V2)) {
       const snapshot = readIndexed(opened);
       kept = true;
       return snapshot;

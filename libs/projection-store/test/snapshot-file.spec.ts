@@ -1,9 +1,9 @@
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { deserialize } from 'node:v8';
 import { describe, expect, it } from 'vitest';
 import {
+  decodeDocument,
   documentEntries,
   MemoryProjectionStore,
   readSnapshot,
@@ -108,7 +108,7 @@ describe('projection snapshots on disk', () => {
       (id) => id !== 'd0020',
     );
     expect(entries.map(([id]) => id)).toEqual(expected);
-    const decoded = new Map(entries.map(([id, bytes]) => [id, deserialize(bytes) as Doc]));
+    const decoded = new Map(entries.map(([id, bytes]) => [id, decodeDocument(bytes) as Doc]));
     expect(decoded.get('d0010')).toMatchObject({ n: 2, tags: [['d0010', 'x'.repeat(5_000)]] });
     expect(decoded.get('d0599')).toEqual({ id: 'd0599', tags: [['d0599', 'x'.repeat(5_000)]] });
     expect(decoded.get('d0150x')).toEqual({ id: 'd0150x', n: 1 });
@@ -156,7 +156,7 @@ describe('projection snapshots on disk', () => {
     expect(contents(saved)).toEqual(expected);
     // Found by id as a reader finds them, and its positions are its own.
     const docs = saved.collections.get('docs')!;
-    expect(deserialize(docs.bytes(docs.indexOf(ids[10]!)))).toMatchObject({ id: ids[10], n: -1 });
+    expect(decodeDocument(docs.bytes(docs.indexOf(ids[10]!)))).toMatchObject({ id: ids[10], n: -1 });
     expect(docs.indexOf(ids[20]!)).toBe(-1);
     await restored.savePositions('p', { 't:0': 10 });
     expect(saved.positions.get('p')).toEqual({ 't:0': 9, 'u:1': 1 });
@@ -247,6 +247,36 @@ describe('projection snapshots on disk', () => {
       else expect((await big.get(id))!.tags![0]![0]).toBe(`mark-${id}`);
     }
     await restored.close();
+  });
+
+  it('saves the documents JSON gives back as JSON text, the others as structured-clone bytes', async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'tf-snap-')), 'projections.bin');
+    await writeSnapshot(file, (await filled()).snapshot());
+    const bytes = readFileSync(file);
+    expect(bytes.includes('{"id":"c"}')).toBe(true);
+    // `a` holds a date and `b` NaN, which JSON would not give back.
+    expect(bytes.includes('"id":"a"')).toBe(false);
+    expect(bytes.includes('"id":"b"')).toBe(false);
+  });
+
+  it('reads a version 2 snapshot, whose documents are all structured-clone bytes', async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'tf-snap-')), 'projections.bin');
+    const store = new MemoryProjectionStore();
+    const at = new Date('2026-04-27T14:30:00Z');
+    for (const id of ['a', 'b']) await store.collection<Doc>('docs').put({ id, at, tags: [[id]] });
+    await writeSnapshot(file, store.snapshot());
+    const bytes = readFileSync(file);
+    const magic = Buffer.from('thumbforge-projections-3\n');
+    expect(bytes.subarray(0, magic.length)).toEqual(magic);
+    bytes.write('thumbforge-projections-2\n', 0);
+    writeFileSync(file, bytes);
+
+    const restored = new MemoryProjectionStore();
+    restored.restore((await readSnapshot(file))!);
+    expect(await restored.collection<Doc>('docs').find({})).toEqual([
+      { id: 'a', at, tags: [['a']] },
+      { id: 'b', at, tags: [['b']] },
+    ]);
   });
 
   it('reads no snapshot where there is none', async () => {

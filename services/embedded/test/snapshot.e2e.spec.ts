@@ -1,9 +1,10 @@
 import { copyFileSync, cpSync, existsSync, mkdtempSync, renameSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { deserialize, serialize } from 'node:v8';
+import { serialize } from 'node:v8';
 import { describe, expect, it } from 'vitest';
 import {
+  decodeDocument,
   documentEntries,
   listedDocuments,
   PROJECTION_STORE,
@@ -33,7 +34,7 @@ function contents(app: TestApp) {
       .map(([name, docs]) => [
         name,
         Object.fromEntries(
-          [...documentEntries(docs)].map(([id, bytes]) => [id, deserialize(bytes) as unknown]).sort(),
+          [...documentEntries(docs)].map(([id, bytes]) => [id, decodeDocument(bytes) as unknown]).sort(),
         ),
       ])
       .sort(),
