@@ -53,19 +53,24 @@ function jsonExact(value: unknown, depth: number): boolean {
 }
 
 /**
- * A document as JSON text when JSON holds it exactly (plain objects and arrays of strings, finite
- * numbers, booleans and null); undefined otherwise. A snapshot writer puts the text straight into its
- * output: `v8.serialize` keeps about 1.8 KB of native memory per call until V8 collects its wrapper,
- * and saving tens of thousands of documents between two young collections grew glibc's heap for good.
+ * A document as it is stored: JSON text when JSON holds it exactly (plain objects and arrays of
+ * strings, finite numbers, booleans and null), structured-clone bytes otherwise. A snapshot writer
+ * puts the text straight into its output: `v8.serialize` keeps about 1.8 KB of native memory per call
+ * until V8 collects its wrapper, and saving tens of thousands of documents between two young
+ * collections grew glibc's heap for good.
  */
-export function exactJson(doc: Document): string | undefined {
-  return jsonExact(doc, 0) ? JSON.stringify(doc) : undefined;
+export function storedForm(doc: Document): string | Buffer {
+  return jsonExact(doc, 0) ? JSON.stringify(doc) : serialize(doc);
 }
 
-/** A document's stored bytes: JSON text where that holds it exactly, structured-clone bytes otherwise. */
+/** A document's stored bytes (`storedForm`, its text as UTF-8). */
 export function encodeDocument(doc: Document): Buffer {
-  const json = exactJson(doc);
-  return json === undefined ? serialize(doc) : Buffer.from(json);
+  return storedBytes(storedForm(doc));
+}
+
+/** The bytes of a stored form: text as UTF-8, bytes as they are. */
+export function storedBytes(stored: string | Buffer): Buffer {
+  return typeof stored === 'string' ? Buffer.from(stored) : stored;
 }
 
 const JSON_OBJECT = 0x7b;

@@ -1,5 +1,5 @@
 import { isDeepStrictEqual } from 'node:util';
-import { assertId, decodeDocument, encodeDocument, exactJson, freezeDeep } from './documents.js';
+import { assertId, decodeDocument, freezeDeep, storedBytes, storedForm } from './documents.js';
 import type { Document, FindOptions, Positions, ProjectionCollection, ProjectionStore } from './port.js';
 import {
   IdIndex,
@@ -87,13 +87,12 @@ class CollectionSnapshot implements SnapshotDocuments {
   }
 
   bytes(index: number): Buffer {
-    const at = this.order[index]!;
-    return at < 0 ? encodeDocument(this.docs[-1 - at]!) : this.restored.bytes(at);
+    return storedBytes(this.stored(index));
   }
 
-  json(index: number): string | undefined {
+  stored(index: number): string | Buffer {
     const at = this.order[index]!;
-    return at < 0 ? exactJson(this.docs[-1 - at]!) : undefined;
+    return at < 0 ? storedForm(this.docs[-1 - at]!) : this.restored.bytes(at);
   }
 
   restoredRun(index: number): { restored: SnapshotDocuments; from: number; count: number } | undefined {

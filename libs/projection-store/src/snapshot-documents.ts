@@ -12,10 +12,10 @@ export interface SnapshotDocuments {
   /** The document's stored bytes (`encodeDocument`). */
   bytes(index: number): Buffer;
   /**
-   * The document as JSON text, when its stored bytes are that text: a writer puts it straight into
-   * its output instead of asking for `bytes` (see `exactJson`). Undefined otherwise.
+   * `bytes`, or the JSON text they would encode, which a writer puts straight into its output
+   * (`storedForm`).
    */
-  json?(index: number): string | undefined;
+  stored?(index: number): string | Buffer;
   /** The index of the document with this id, or -1. */
   indexOf(id: string): number;
   /**

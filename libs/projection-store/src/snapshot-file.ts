@@ -220,9 +220,11 @@ async function writeContents(output: ChunkedOutput, snapshot: ProjectionSnapshot
         idStarts[k] = ids.length;
         ids.textFrame(docs.id(i));
         starts[k] = output.position + 4;
-        const json = docs.json?.(i);
+        const stored = docs.stored?.(i) ?? docs.bytes(i);
         lengths[k] =
-          json === undefined ? await output.writeChecked(docs.bytes(i)) : await output.writeCheckedText(json);
+          typeof stored === 'string'
+            ? await output.writeCheckedText(stored)
+            : await output.writeChecked(stored);
       }
     }
     collections.push({ name, ids: ids.done(), idStarts, starts, lengths });
