@@ -5,7 +5,7 @@ import { changedBounds, decode, meanDifference, pixelAt, renderedContrast } from
 import { durationBadgeZone, intersects, saturation, type Rgb } from './layout/index.js';
 import { Renderer } from './engine.js';
 import { DEFAULT_PIXEL_CACHE_BYTES, limitPixelCaches, pixelCaches } from './paint/caches.js';
-import { canvasBuffers } from './paint/canvas.js';
+import { canvasBuffers, limitCanvasBuffers } from './paint/canvas.js';
 
 const renderer = new Renderer();
 let photo: Buffer;
@@ -258,7 +258,8 @@ describe('Renderer: recycled pixel buffers', () => {
     // Buffers full of junk are the first reused: a byte a render forgets to write shows.
     const { width, height } = dimensionsOf(jobs[0]!.format, jobs[0]!.model);
     const bytes = width * height * 3;
-    for (let i = 0; i < 3; i++) canvasBuffers.take(bytes);
+    canvasBuffers.resize(0);
+    limitCanvasBuffers(2);
     for (let i = 0; i < 2; i++) canvasBuffers.give(Buffer.alloc(bytes, 0xab));
     expect(canvasBuffers.bytes).toBe(2 * bytes);
     // Less than one youtube background: each drawn evicts the last, whose buffer the next draw reuses.

@@ -16,4 +16,4 @@ export { paintLogo } from './logo-overlay.js';
 export { RenderAborted } from './paint/abort.js';
 export { limitPixelCaches } from './paint/caches.js';
 export { SCRIPT_SAMPLES, type ScriptSample } from './script-samples.js';
-export type { Canvas } from './paint/canvas.js';
+export { limitCanvasBuffers, type Canvas } from './paint/canvas.js';

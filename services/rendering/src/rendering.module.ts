@@ -1,6 +1,6 @@
 import { Inject, Module } from '@nestjs/common';
 import { CONFIG, LOGGER, type Config, type Logger } from '@thumbforge/platform';
-import { limitPixelCaches, Renderer } from '@thumbforge/design-engine';
+import { limitCanvasBuffers, limitPixelCaches, Renderer } from '@thumbforge/design-engine';
 import { boundLibvipsForRendering } from '@thumbforge/imaging';
 import { generationModelProvider, LocalGenerationModel } from './model/index.js';
 import { RenderJobUseCase } from './render-job/render-job.usecase.js';
@@ -28,8 +28,9 @@ import { RenderingConsumer } from './rendering.consumer.js';
   ],
 })
 export class RenderingModule {
-  constructor(@Inject(CONFIG) config: Pick<Config, 'renderCacheBytes'>) {
+  constructor(@Inject(CONFIG) config: Pick<Config, 'renderCacheBytes' | 'renderConcurrency'>) {
     boundLibvipsForRendering();
     limitPixelCaches(config.renderCacheBytes);
+    limitCanvasBuffers(config.renderConcurrency);
   }
 }

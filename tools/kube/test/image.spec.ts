@@ -64,7 +64,8 @@ describe('the image built from docker/Dockerfile', () => {
     expect(cmdline.stdout.split('\0')).toEqual([
       'node',
       '--max-semi-space-size=4',
-      '--initial-old-space-size=128',
+      '--initial-old-space-size=64',
+      '--heap-growing-percent=25',
       '/app/docker/../services/embedded/dist/main.js',
       '',
     ]);

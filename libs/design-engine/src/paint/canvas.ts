@@ -32,45 +32,68 @@ export interface Sprite {
 
 /**
  * Canvas buffers given back by renders that have encoded them, and evicted backgrounds, for the next
- * canvas or background drawn at the same size. A fresh buffer this large is mapped anew by malloc (blocks over `MALLOC_MMAP_THRESHOLD_`), so copying
- * a background into it faults in every page: 2.7 MB, about 700 faults, per youtube sd render. Whoever
- * gives a buffer back must hold no other reference to it.
+ * canvas or background drawn at the same size. A fresh buffer this large is mapped anew by malloc
+ * (blocks over `MALLOC_MMAP_THRESHOLD_`), so copying a background into it faults in every page: 2.7 MB,
+ * about 700 faults, per youtube sd render. And one that is dropped waits, unmapped or not, for V8's next
+ * full collection. Whoever gives a buffer back must hold no other reference to it.
  */
 export class CanvasBuffers {
-  private readonly free = new Map<number, Buffer[]>();
+  /** Oldest first. A handful at most, so a scan is cheaper than an index. */
+  private readonly idle: Buffer[] = [];
   private held = 0;
 
-  /** Keeps at most `maxBytes` of idle buffers; a buffer given back past that is left to the GC. */
-  constructor(private readonly maxBytes: number) {}
+  /** Keeps at most `maxBytes` of idle buffers, dropping the oldest to the GC past that. */
+  constructor(private maxBytes: number) {}
 
   /** A buffer of exactly `bytes`, with whatever a previous render left in it. */
   take(bytes: number): Buffer {
-    const reused = this.free.get(bytes)?.pop();
-    if (reused) {
-      this.held -= bytes;
-      return reused;
-    }
-    return Buffer.allocUnsafeSlow(bytes);
+    const at = this.idle.findLastIndex((buffer) => buffer.length === bytes);
+    if (at < 0) return Buffer.allocUnsafeSlow(bytes);
+    const [reused] = this.idle.splice(at, 1);
+    this.held -= bytes;
+    return reused!;
   }
 
   give(buffer: Buffer): void {
     // Only whole allocations: a view of a larger one would hand out memory still used elsewhere.
     if (buffer.byteOffset !== 0 || buffer.byteLength !== buffer.buffer.byteLength) return;
-    if (this.held + buffer.length > this.maxBytes) return;
-    const list = this.free.get(buffer.length) ?? [];
-    list.push(buffer);
-    this.free.set(buffer.length, list);
+    if (buffer.length > this.maxBytes) return;
+    this.idle.push(buffer);
     this.held += buffer.length;
+    this.trim();
+  }
+
+  /** Changes the cap, dropping the oldest idle buffers past it. */
+  resize(maxBytes: number): void {
+    this.maxBytes = maxBytes;
+    this.trim();
   }
 
   /** Idle bytes held. */
   get bytes(): number {
     return this.held;
   }
+
+  private trim(): void {
+    while (this.held > this.maxBytes) this.held -= this.idle.shift()!.length;
+  }
 }
 
-/** Two youtube sd canvases (2.7 MB each): what two concurrent renders of the common size draw into. */
-export const canvasBuffers = new CanvasBuffers(6 * 1024 * 1024);
+/** A youtube sd canvas, the most common size: 1280 × 720 RGB. */
+const SD_CANVAS_BYTES = 1280 * 720 * 3;
+
+/** Sized for two renders at a time until `limitCanvasBuffers` says how many a process runs. */
+export const canvasBuffers = new CanvasBuffers(3 * SD_CANVAS_BYTES);
+
+/**
+ * Keeps an idle youtube sd canvas for each of `renders` renders at a time and one for a background
+ * being drawn. With fewer, a burst of renders allocates canvases that the next burst finds dropped:
+ * embedded mode at 4 renders and a cap of two canvases allocated a fresh one for 37 % of its renders,
+ * about 1 MB of garbage a request waiting for a full collection (docs/architecture.md, "Memory").
+ */
+export function limitCanvasBuffers(renders: number): void {
+  canvasBuffers.resize((renders + 1) * SD_CANVAS_BYTES);
+}
 
 export function copyCanvas(canvas: Canvas): Canvas {
   return { data: Buffer.from(canvas.data), width: canvas.width, height: canvas.height };

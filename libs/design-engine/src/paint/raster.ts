@@ -1,39 +1,51 @@
 import type { Rgb } from '../layout/index.js';
 import { paintMask, type Canvas, type Mask } from './canvas.js';
 
+/** A typed array the rasteriser keeps scratch in: made at a length, or viewed whole over a buffer. */
+interface ScratchType<T> {
+  new (length: number): T;
+  new (buffer: ArrayBufferLike): T;
+}
+
 /**
- * Idle scratch cell buffers, for the next rasteriser. A render's cells are fresh megabytes (1–3 MB
- * for a youtube title, three or four live at once), and dead array buffers are what starts V8's full
- * collections: in a rendering replica each one marks its whole heap. So the pool keeps the largest
- * buffers it has seen, which serve any request up to their size, and hands out the smallest that
- * fits; a buffer given back replaces smaller idle ones rather than being dropped. New buffers are
- * rounded up to 256 KiB, so titles of nearly the same size share them.
+ * Idle scratch arrays, for the next rasteriser or path. A render's are fresh megabytes (1–3 MB of
+ * cells for a youtube title, three or four live at once; 100–300 KB of segments for each of its paths),
+ * and they live long enough to be promoted, so dead ones wait for V8's full collections: in a
+ * rendering replica each of those marks its whole heap, and meanwhile glibc's heap grows to hold them
+ * and does not shrink back. So the pool keeps the largest arrays it has seen, which serve any request
+ * up to their size, and hands out the smallest that fits; an array given back replaces smaller idle
+ * ones rather than being dropped. New arrays are rounded up to `rounding` elements, so requests of
+ * nearly the same size share them.
  */
-export class CellPool {
-  private readonly idle: Float32Array[] = [];
+export class ScratchPool<T extends Float32Array | Float64Array> {
+  private readonly idle: T[] = [];
 
   constructor(
+    private readonly Type: ScratchType<T>,
+    private readonly rounding: number,
     private readonly maxBuffers: number,
     private readonly maxBytes: number,
   ) {}
 
-  /** `length` zeroed cells. */
-  take(length: number): Float32Array {
+  /** A view of `length` elements, holding whatever its last user left in it. */
+  take(length: number): T {
     let best = -1;
     for (let i = 0; i < this.idle.length; i++) {
-      const cells = this.idle[i]!;
-      if (cells.length >= length && (best < 0 || cells.length < this.idle[best]!.length)) best = i;
+      const array = this.idle[i]!;
+      if (array.length >= length && (best < 0 || array.length < this.idle[best]!.length)) best = i;
     }
-    if (best < 0)
-      return new Float32Array(Math.ceil(length / CELL_ROUNDING) * CELL_ROUNDING).subarray(0, length);
-    return this.idle.splice(best, 1)[0]!.subarray(0, length);
+    const whole =
+      best < 0
+        ? new this.Type(Math.ceil(length / this.rounding) * this.rounding)
+        : this.idle.splice(best, 1)[0]!;
+    return whole.subarray(0, length) as T;
   }
 
-  /** Takes back cells the rasteriser has cleared; the caller keeps no reference to them. */
-  give(cells: Float32Array): void {
-    const whole = new Float32Array(cells.buffer);
+  /** Takes an array back; the caller keeps no reference to it. */
+  give(array: T): void {
+    const whole = new this.Type(array.buffer);
     const fits = () => this.idle.length < this.maxBuffers && this.bytes + whole.byteLength <= this.maxBytes;
-    // Smallest first: those are the ones to give up for a larger buffer.
+    // Smallest first: those are the ones to give up for a larger array.
     this.idle.sort((a, b) => a.length - b.length);
     while (!fits() && this.idle.length > 0 && this.idle[0]!.length < whole.length) this.idle.shift();
     if (fits()) this.idle.push(whole);
@@ -41,18 +53,23 @@ export class CellPool {
 
   /** Idle bytes held. */
   get bytes(): number {
-    return this.idle.reduce((sum, cells) => sum + cells.byteLength, 0);
+    return this.idle.reduce((sum, array) => sum + array.byteLength, 0);
   }
 }
-
-/** Cells a new buffer's length is a multiple of: 256 KiB. */
-const CELL_ROUNDING = 64 * 1024;
 
 /**
  * A title's masks are drawn in one synchronous stretch, so one render's set is all a process needs
  * however many renders run at once: a youtube sd title holds three or four buffers of 1.1 to 2.6 MB.
+ * New ones are rounded up to 256 KiB. The rasteriser clears the cells as it reads them, so the pool's
+ * cells are always zero.
  */
-const cellPool = new CellPool(4, 12 * 1024 * 1024);
+const cellPool = new ScratchPool<Float32Array>(Float32Array, 64 * 1024, 4, 12 * 1024 * 1024);
+
+/**
+ * A title's paths are built and rasterised in the same synchronous stretch too: one per ink, their
+ * union and the plates, up to 300 KB each. New ones are rounded up to 64 KiB.
+ */
+const segmentPool = new ScratchPool<Float64Array>(Float64Array, 8 * 1024, 8, 4 * 1024 * 1024);
 
 /**
  * An anti-aliased scanline rasteriser for glyph outlines and shapes (the signed-area accumulation
@@ -275,14 +292,21 @@ function paintCoverage(
   coverage.release();
 }
 
+const EMPTY_SEGMENTS = new Float64Array(0);
+
 /** Line segments (x0 y0 x1 y1 …) of flattened outlines, to rasterise once or many times over. */
 export class FlatPath {
-  segments = new Float64Array(1024);
+  segments: Float64Array;
   length = 0;
   private startX = 0;
   private startY = 0;
   private penX = 0;
   private penY = 0;
+
+  /** `pool` is where the segments come from and go back to: the engine's own but in tests. */
+  constructor(private readonly pool = segmentPool) {
+    this.segments = pool.take(1024);
+  }
 
   moveTo(x: number, y: number): void {
     this.close();
@@ -291,11 +315,7 @@ export class FlatPath {
   }
 
   lineTo(x: number, y: number): void {
-    if (this.length + 4 > this.segments.length) {
-      const grown = new Float64Array(this.segments.length * 2);
-      grown.set(this.segments);
-      this.segments = grown;
-    }
+    if (this.length + 4 > this.segments.length) this.grow(this.length + 4);
     const s = this.segments;
     s[this.length] = this.penX;
     s[this.length + 1] = this.penY;
@@ -346,13 +366,27 @@ export class FlatPath {
   /** Adds another path's segments. */
   append(other: FlatPath): void {
     this.close();
-    while (this.length + other.length > this.segments.length) {
-      const grown = new Float64Array(this.segments.length * 2);
-      grown.set(this.segments);
-      this.segments = grown;
-    }
+    if (this.length + other.length > this.segments.length) this.grow(this.length + other.length);
     this.segments.set(other.segments.subarray(0, other.length), this.length);
     this.length += other.length;
+  }
+
+  /**
+   * Hands the segments back for the next path: the path is empty after this. Only once nothing
+   * rasterises it any more, in the same synchronous stretch that built it.
+   */
+  release(): void {
+    if (this.segments !== EMPTY_SEGMENTS) this.pool.give(this.segments);
+    this.segments = EMPTY_SEGMENTS;
+    this.length = 0;
+  }
+
+  /** At least double, so a path built a segment at a time copies each segment about once. */
+  private grow(needed: number): void {
+    const grown = this.pool.take(Math.max(needed, this.segments.length * 2));
+    grown.set(this.segments.subarray(0, this.length));
+    if (this.segments !== EMPTY_SEGMENTS) this.pool.give(this.segments);
+    this.segments = grown;
   }
 
   /** A closed polygon, in order. */

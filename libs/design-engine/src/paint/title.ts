@@ -171,6 +171,7 @@ export async function paintTitle(
 
   for (const plate of plateShapes(design, shaper, colours)) {
     layers.push(layer((c) => c.fill(plate.path, -region.x, -region.y), plate.colour));
+    plate.path.release();
   }
 
   const roles: Array<[Placed['ink'], Rgb]> = [
@@ -183,6 +184,9 @@ export async function paintTitle(
     const path = paths.get(role);
     if (path) layers.push(layer((c) => c.fill(path), colour));
   }
+  // Every layer is rasterised: the paths' segments go to the next title.
+  for (const path of paths.values()) path.release();
+  all.release();
 
   paintLayers(canvas, region, layers);
   for (const sprite of await emoji) paintSprite(canvas, sprite);
