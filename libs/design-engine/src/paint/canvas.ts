@@ -1,3 +1,4 @@
+import { dimensionsOf } from '@thumbforge/contracts';
 import type { Rect, Rgb } from '../layout/index.js';
 
 /**
@@ -79,11 +80,14 @@ export class CanvasBuffers {
   }
 }
 
-/** A youtube sd canvas, the most common size: 1280 × 720 RGB. */
-const SD_CANVAS_BYTES = 1280 * 720 * 3;
+/** An idle youtube sd canvas (the most common size, RGB) for each render and one for a background. */
+function idleCanvasBytes(renders: number): number {
+  const { width, height } = dimensionsOf('youtube', 'sd');
+  return (renders + 1) * width * height * 3;
+}
 
 /** Sized for two renders at a time until `limitCanvasBuffers` says how many a process runs. */
-export const canvasBuffers = new CanvasBuffers(3 * SD_CANVAS_BYTES);
+export const canvasBuffers = new CanvasBuffers(idleCanvasBytes(2));
 
 /**
  * Keeps an idle youtube sd canvas for each of `renders` renders at a time and one for a background
@@ -92,7 +96,7 @@ export const canvasBuffers = new CanvasBuffers(3 * SD_CANVAS_BYTES);
  * about 1 MB of garbage a request waiting for a full collection (docs/architecture.md, "Memory").
  */
 export function limitCanvasBuffers(renders: number): void {
-  canvasBuffers.resize((renders + 1) * SD_CANVAS_BYTES);
+  canvasBuffers.resize(idleCanvasBytes(renders));
 }
 
 export function copyCanvas(canvas: Canvas): Canvas {

@@ -41,8 +41,9 @@ export class ScratchPool<T extends Float32Array | Float64Array> {
     return whole.subarray(0, length) as T;
   }
 
-  /** Takes an array back; the caller keeps no reference to it. */
+  /** Takes an array back; the caller keeps no reference to it. An empty one is not kept. */
   give(array: T): void {
+    if (array.buffer.byteLength === 0) return;
     const whole = new this.Type(array.buffer);
     const fits = () => this.idle.length < this.maxBuffers && this.bytes + whole.byteLength <= this.maxBytes;
     // Smallest first: those are the ones to give up for a larger array.
@@ -376,7 +377,7 @@ export class FlatPath {
    * rasterises it any more, in the same synchronous stretch that built it.
    */
   release(): void {
-    if (this.segments !== EMPTY_SEGMENTS) this.pool.give(this.segments);
+    this.pool.give(this.segments);
     this.segments = EMPTY_SEGMENTS;
     this.length = 0;
   }
@@ -385,7 +386,7 @@ export class FlatPath {
   private grow(needed: number): void {
     const grown = this.pool.take(Math.max(needed, this.segments.length * 2));
     grown.set(this.segments.subarray(0, this.length));
-    if (this.segments !== EMPTY_SEGMENTS) this.pool.give(this.segments);
+    this.pool.give(this.segments);
     this.segments = grown;
   }
 
