@@ -79,8 +79,13 @@ async function intoDir(dir: string, write: () => Promise<void>): Promise<void> {
   }
 }
 
-/** What the store keeps of its latest writes, newest last; an object above the cap is not kept. */
-const RECENT_BYTES = 8 * 1024 * 1024;
+/**
+ * What the store keeps of its latest writes, newest last; an object above the cap is not kept. The
+ * read follows its write within milliseconds, so 1 MiB (about 20 youtube sd WebPs) is enough; 8 MiB
+ * kept about 15 MiB more of glibc's heap resident in embedded mode, 200 long-lived blocks among the
+ * renders' short-lived ones (docs/architecture.md, "Memory").
+ */
+const RECENT_BYTES = 1024 * 1024;
 const RECENT_OBJECT_BYTES = 1024 * 1024;
 
 /**
@@ -91,7 +96,7 @@ const RECENT_OBJECT_BYTES = 1024 * 1024;
  * written (or an earlier one removed) first: a crash in between leaves at worst a type without its
  * object.
  *
- * The latest objects written (up to 8 MB) are also kept in memory, so the read that usually follows a
+ * The latest objects written (up to 1 MiB) are also kept in memory, so the read that usually follows a
  * write (the gateway answering a sync request with the image the renderer has just stored) skips the
  * disk. The store assumes it is the only writer of `dir`, as embedded mode's data directory lock
  * makes it.

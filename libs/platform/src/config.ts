@@ -58,6 +58,8 @@ export interface Config {
    * 0 writes one only at stop.
    */
   snapshotEveryDocuments: number;
+  /** How often malloc's arenas are trimmed (ms); 0 never. */
+  mallocTrimIntervalMs: number;
 }
 
 /** A bad or missing setting: start-up prints this one line and exits. */
@@ -317,6 +319,9 @@ export function loadConfig(env: Env = process.env): Config {
     // About 4,700 sync requests' documents (9 MB of heap). Saving them took 0.5 s, against the 230 s the
     // requests took at 4 connections; 3 s once the file holds 1,000,000 (docs/architecture.md, "Snapshots").
     snapshotEveryDocuments: integer(env, 'SNAPSHOT_EVERY_DOCUMENTS', 20_000, 0, 10_000_000),
+    // A trim takes about 3 ms on libuv's thread pool under load; once a second kept embedded mode's RSS
+    // 10–20 MB lower (docs/architecture.md, "Memory").
+    mallocTrimIntervalMs: integer(env, 'MALLOC_TRIM_INTERVAL_MS', 1_000, 0, 3_600_000),
   };
 }
 

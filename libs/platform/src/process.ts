@@ -8,6 +8,7 @@ import { ConfigError, loadConfig, longestRequestMs, type Config } from './config
 import { HealthModule } from './health/health.module.js';
 import { InfrastructureModule, type Infrastructure } from './infrastructure.module.js';
 import { createLogger } from './logger.js';
+import { startMallocTrim } from './memory/malloc-trim.js';
 import { ReadinessRegistry } from './readiness.js';
 
 /** Once draining, only health probes are answered; the body is the API's error shape. */
@@ -92,6 +93,7 @@ export async function runServiceProcess(options: ServiceProcessOptions): Promise
   const address = app.getHttpServer().address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   logger.info({ port, mode: config.mode }, `thumbforge ${options.name} listening on port ${port}`);
+  startMallocTrim(config.mallocTrimIntervalMs, logger);
 
   const readiness = app.get(ReadinessRegistry);
   // Covers the drain delay, the longest request the settings allow, and closing the ports.

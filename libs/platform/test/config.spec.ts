@@ -20,6 +20,7 @@ describe('loadConfig', () => {
     expect(config.webhookTimeoutMs).toBe(10_000);
     expect(config.webhookPlans).toEqual(['pro', 'business']);
     expect(config.renderCacheBytes).toBe(96 * 1024 * 1024);
+    expect(config.mallocTrimIntervalMs).toBe(1_000);
     expect(config.rateLimits).toEqual({ free: 1, creator: 2, pro: 5, business: 20 });
     expect(config.keyEncryptionSecret).toHaveLength(32);
     expect(config).toMatchObject({
@@ -60,6 +61,7 @@ describe('loadConfig', () => {
     [{ TRUSTED_PROXIES: '10.0.0.1,,' }, /^TRUSTED_PROXIES: expected/],
     [{ SHUTDOWN_DELAY_MS: '-1' }, /^SHUTDOWN_DELAY_MS: must be/],
     [{ SNAPSHOT_EVERY_DOCUMENTS: '1e3' }, /^SNAPSHOT_EVERY_DOCUMENTS: must be a whole number/],
+    [{ MALLOC_TRIM_INTERVAL_MS: '-5' }, /^MALLOC_TRIM_INTERVAL_MS: must be/],
     [{ RENDER_CACHE_MB: '5000' }, /^RENDER_CACHE_MB: must be between 0 and 4096/],
     [{ RENDER_CACHE_MB: 'lots' }, /^RENDER_CACHE_MB: must be a whole number/],
     [
