@@ -2,13 +2,15 @@
 // against the headers of the Node.js that runs this script. Optional: where there is no compiler,
 // no headers or no glibc, it says so and the processes run without trimming (src/memory/malloc-trim.ts).
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const source = join(root, 'native', 'malloc-trim.c');
 const target = join(root, 'dist', 'native', 'malloc-trim.node');
+// A build that skips must not leave an earlier build's addon behind.
+rmSync(target, { force: true });
 
 function skip(reason) {
   console.warn(`@thumbforge/platform: malloc_trim addon not built (${reason}); memory is not trimmed`);

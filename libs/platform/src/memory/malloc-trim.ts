@@ -34,7 +34,7 @@ export interface MallocTrimming {
 /**
  * Trims malloc's arenas every `intervalMs` (0: never), one trim at a time, on libuv's thread pool.
  * glibc gives memory back by itself only from the top of an arena, so a render process's RSS keeps
- * the high-water mark of its freed pixel buffers: about 20 MB in embedded mode (docs/architecture.md,
+ * the high-water mark of the buffers its renders freed: 10–20 MB in embedded mode (docs/architecture.md,
  * "Memory"). The timer does not keep the process alive.
  */
 export function startMallocTrim(
