@@ -175,6 +175,24 @@ describe('LocalObjectStore', () => {
       expect((await store.get('private', `part-${i}.bin`))?.body.equals(part)).toBe(true);
   });
 
+  it.each([
+    ['written on the calling thread', 256 * 1024],
+    ['written on the thread pool', 256 * 1024 + 1],
+  ])('puts an object %s (%i bytes) whole, and leaves no temporary file when it cannot', async (_, size) => {
+    const body = Buffer.alloc(size, 3);
+    // The directories do not exist yet: the first write creates them.
+    await store.put('private', 'assets/acc_1/photo/upl_1.png', body, 'image/png');
+    const restarted = new LocalObjectStore({ dir, publicBaseUrl: 'https://cdn.example.com/' });
+    expect((await restarted.get('private', 'assets/acc_1/photo/upl_1.png'))!.body.equals(body)).toBe(true);
+
+    // A file where the key needs a directory: the rename fails, and the temporary file goes too.
+    await expect(
+      store.put('private', 'assets/acc_1/photo/upl_1.png/x.png', body, 'image/png'),
+    ).rejects.toThrow(/ENOTDIR/);
+    expect(await readdir(join(dir, '.tmp'))).toEqual([]);
+    expect(await filesUnder(join(dir, 'private'))).toEqual(['assets/acc_1/photo/upl_1.png']);
+  });
+
   it('refuses a base URL that is not http(s)', () => {
     expect(() => new LocalObjectStore({ dir, publicBaseUrl: 'cdn' })).toThrow(TypeError);
   });

@@ -236,7 +236,8 @@ export async function runClusterBench(options: ClusterBenchOptions): Promise<Clu
     const modes: ModeReport[] = [];
     for (const target of targets) modes.push(await measureMode(target, options));
 
-    // The services stop before the replay, so it has the machine to itself; Kafka stays up for it.
+    // The services, FerretDB and MinIO stop before the replay, so it has the machine to itself; Kafka
+    // stays up for it.
     for (const target of targets) await target.stopServices();
 
     const startup: StartupMeasurement[] = [];

@@ -15,11 +15,11 @@ export interface Target {
   adminToken: string;
   /** Each service process by name (cluster: the first replica of each), for their memory. */
   processes(): Record<string, number>;
-  /** The cluster's Kafka, which outlives `stopServices`. */
+  /** The cluster's Kafka, which outlives `stopServices` (FerretDB and MinIO do not). */
   kafkaBrokers?: string[];
   /** Embedded: from spawning the process until `/health/ready` answered 200. */
   readyMs?: number;
-  /** Stops the service processes, leaving the cluster's servers up. */
+  /** Stops the service processes, and the cluster's servers but Kafka. */
   stopServices(): Promise<void>;
   /** Stops everything; idempotent. */
   stop(): Promise<void>;
@@ -135,6 +135,8 @@ export async function startCluster(env: Record<string, string> = {}): Promise<Ta
       Object.fromEntries(SERVICES.map((service) => [service, cluster.replicas[service][0]!.child.pid!])),
     stopServices: async () => {
       await Promise.all(SERVICES.map((service) => cluster.kill(service, 'SIGTERM')));
+      // What runs after the services (the ledger replays) reads Kafka alone.
+      await Promise.all((['mongo', 's3'] as const).map((server) => cluster.infra.stopServer(server)));
     },
     stop: () => cluster.stop(),
   };
