@@ -10,6 +10,7 @@ import {
   foldBillingEvent,
   foldLedger,
   isBillingFact,
+  BILLING_FACT_TYPES,
   LEDGER_PAGE_SIZE,
   remaining,
   replayBilling,
@@ -144,6 +145,10 @@ describe('isBillingFact', () => {
     [ev('render.failed', { jobId: 'job_a', accountId: ACCOUNT, error: 'x', webhookUrl: null }), false],
   ])('%#: %s', (event, expected) => {
     expect(isBillingFact(event)).toBe(expected);
+  });
+
+  it.each(BILLING_FACT_TYPES)('folds every type a replay reads: %s', (type) => {
+    expect(isBillingFact(ev(type as never, {} as never))).toBe(true);
   });
 });
 

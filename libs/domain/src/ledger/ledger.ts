@@ -78,8 +78,6 @@ export const BILLING_FACT_TYPES: readonly string[] = [
   'billing.credits-released',
 ];
 
-const BILLING_FACTS = new Set(BILLING_FACT_TYPES);
-
 /**
  * Payload fields of billing facts the ledger's fold never reads, by type, for a replay to leave
  * undecoded (the event log's `unread`): a reservation carries the job it was made for, which rendering
@@ -91,7 +89,18 @@ export const LEDGER_UNREAD_FIELDS: Readonly<Record<string, readonly string[]>> =
 
 /** Whether an envelope is a billing fact the ledger folds (commands and other types are not). */
 export function isBillingFact(event: EventEnvelope): boolean {
-  return BILLING_FACTS.has(event.type);
+  switch (event.type) {
+    case 'billing.account-opened':
+    case 'billing.account-changed':
+    case 'billing.period-started':
+    case 'billing.credits-reserved':
+    case 'billing.credits-rejected':
+    case 'billing.credits-captured':
+    case 'billing.credits-released':
+      return true;
+    default:
+      return false;
+  }
 }
 
 /** The account a billing fact belongs to. */
@@ -121,31 +130,34 @@ function openedLedger(fact: Extract<ThumbforgeEvent, { type: 'billing.account-op
   };
 }
 
-type Folded = Omit<BillingChange, 'ledger'>;
-
-function recorded(
+/** Counts the entry a fact adds to the ledger's history, and builds it only for a `history` kept. */
+function record(
   ledger: AccountLedger,
   fact: ThumbforgeEvent,
   kind: LedgerEntryKind,
   jobId: string | null,
   amount: number,
-): LedgerEntry {
+  history: LedgerEntry[] | undefined,
+): void {
   ledger.entryCount += 1;
-  return { eventId: fact.id, kind, jobId, amount, at: fact.occurredAt };
+  history?.push({ eventId: fact.id, kind, jobId, amount, at: fact.occurredAt });
 }
 
 /**
  * Folds one fact of an opened account into `ledger` in place, its open reservations being `held`,
- * given the billing of the fact's job so far, and answers what else it changed; false when it changed
- * nothing (re-applied, or a settlement of no open reservation), leaving the ledger untouched.
- * `ledger.reservations` is neither read nor written: `held` stands for it.
+ * given the billing of the fact's job so far. Answers false when it changed nothing (re-applied, or a
+ * settlement of no open reservation), leaving the ledger untouched; else the job's billing after it,
+ * or null for a fact about no job. The entry it adds to the history is pushed onto `history`. A replay folds a million
+ * facts this way, so it allocates nothing the caller does not keep. `ledger.reservations` is neither
+ * read nor written: `held` stands for it.
  */
 function foldFact(
   ledger: AccountLedger,
   held: Map<string, number>,
   job: JobBilling | undefined,
   fact: ThumbforgeEvent,
-): Folded | false {
+  history: LedgerEntry[] | undefined,
+): JobBilling | null | false {
   switch (fact.type) {
     case 'billing.account-changed': {
       const { plan, apiAccess } = fact.payload;
@@ -155,7 +167,7 @@ function foldFact(
         ledger.allowance = PLAN_TERMS[plan].monthlyCredits;
       }
       if (apiAccess !== undefined) ledger.apiAccess = apiAccess;
-      return {};
+      return null;
     }
     case 'billing.period-started': {
       const { periodStart, periodEnd, allowance } = fact.payload;
@@ -166,23 +178,19 @@ function foldFact(
       ledger.allowance = allowance;
       ledger.used = 0;
       ledger.periodEventId = fact.id;
-      return { entry: recorded(ledger, fact, 'period-started', null, allowance) };
+      record(ledger, fact, 'period-started', null, allowance, history);
+      return null;
     }
     case 'billing.credits-reserved': {
       const { jobId, amount } = fact.payload;
       if (job !== undefined || held.has(jobId)) return false;
       ledger.reserved += amount;
       held.set(jobId, amount);
-      return {
-        job: { jobId, billing: 'reserved' },
-        entry: recorded(ledger, fact, 'reserved', jobId, amount),
-      };
+      record(ledger, fact, 'reserved', jobId, amount, history);
+      return 'reserved';
     }
-    case 'billing.credits-rejected': {
-      const { jobId } = fact.payload;
-      if (job !== undefined) return false;
-      return { job: { jobId, billing: 'rejected' } };
-    }
+    case 'billing.credits-rejected':
+      return job === undefined ? 'rejected' : false;
     case 'billing.credits-captured':
     case 'billing.credits-released': {
       const { jobId } = fact.payload;
@@ -193,11 +201,17 @@ function foldFact(
       ledger.reserved -= amount;
       held.delete(jobId);
       const billing = captured ? 'captured' : 'released';
-      return { job: { jobId, billing }, entry: recorded(ledger, fact, billing, jobId, amount) };
+      record(ledger, fact, billing, jobId, amount, history);
+      return billing;
     }
     default:
       return false;
   }
+}
+
+/** The job of a fact about one (its billing just folded), as `BillingChange` holds it. */
+function jobOfFact(fact: ThumbforgeEvent): string {
+  return (fact.payload as { jobId: string }).jobId;
 }
 
 /**
@@ -217,13 +231,17 @@ export function applyBillingFact(
   if (!state) return undefined;
   const next = { ...state };
   const held = new Map(Object.entries(state.reservations));
-  const folded = foldFact(next, held, job, fact);
-  if (!folded) return undefined;
+  const added: LedgerEntry[] = [];
+  const billing = foldFact(next, held, job, fact, added);
+  if (billing === false) return undefined;
+  const change: BillingChange = { ledger: next };
+  if (billing) change.job = { jobId: jobOfFact(fact), billing };
+  if (added.length > 0) change.entry = added[0];
   // A rejection changes only the job's billing.
-  if (fact.type === 'billing.credits-rejected') return { ...folded, ledger: state };
+  if (billing === 'rejected') change.ledger = state;
   // Only the facts about a job change its reservations; the others keep the object, never written to.
-  if (folded.job) next.reservations = Object.fromEntries(held);
-  return { ...folded, ledger: next };
+  else if (billing) next.reservations = Object.fromEntries(held);
+  return change;
 }
 
 /** Every account's ledger, every job's billing and every account's history, from a replay. */
@@ -243,6 +261,9 @@ export function emptyBillingReplay(withHistories = false): BillingReplay {
 }
 
 const HELD = Symbol('open reservations');
+
+/** The facts whose fold reads the billing of their job so far (`foldFact`'s `job`). */
+const DECIDES_A_JOB: ReadonlySet<string> = new Set(['billing.credits-reserved', 'billing.credits-rejected']);
 
 type ReplayedLedger = AccountLedger & { readonly [HELD]: Map<string, number> };
 
@@ -282,16 +303,16 @@ export function foldBillingEvent(replay: BillingReplay, event: EventEnvelope): v
     return;
   }
   if (!ledger) return;
-  const jobId = billingJobOf(event);
-  const job = jobId === undefined ? undefined : replay.jobs.get(jobId);
-  const folded = foldFact(ledger, ledger[HELD], job, fact);
-  if (!folded) return;
-  if (folded.job) replay.jobs.set(folded.job.jobId, folded.job.billing);
-  if (folded.entry && replay.histories) {
-    const history = replay.histories.get(accountId);
-    if (history) history.push(folded.entry);
-    else replay.histories.set(accountId, [folded.entry]);
-  }
+  const jobId = (fact.payload as { jobId?: string }).jobId;
+  // A settlement finds its job among the ledger's open reservations: only a reservation or a
+  // rejection needs the job's billing, from a map of every job the log ever billed.
+  const job = jobId !== undefined && DECIDES_A_JOB.has(fact.type) ? replay.jobs.get(jobId) : undefined;
+  const { histories } = replay;
+  const history = histories?.get(accountId) ?? (histories && []);
+  const billing = foldFact(ledger, ledger[HELD], job, fact, history);
+  // An account's history starts with its first entry.
+  if (history?.length === 1) histories!.set(accountId, history);
+  if (billing) replay.jobs.set(jobId!, billing);
 }
 
 /** Billing facts folded in log order, with the accounts' histories. */
