@@ -110,8 +110,12 @@ export function billingAccountOf(event: EventEnvelope): string {
 
 /** The job a billing fact is about, whose billing the fold needs; undefined for account facts. */
 export function billingJobOf(event: EventEnvelope): string | undefined {
-  if (!isBillingFact(event)) return undefined;
-  return (event.payload as { jobId?: string }).jobId;
+  return isBillingFact(event) ? jobOf(event) : undefined;
+}
+
+/** The job a billing fact names, if it names one. */
+function jobOf(fact: EventEnvelope): string | undefined {
+  return (fact.payload as { jobId?: string }).jobId;
 }
 
 function openedLedger(fact: Extract<ThumbforgeEvent, { type: 'billing.account-opened' }>): AccountLedger {
@@ -209,11 +213,6 @@ function foldFact(
   }
 }
 
-/** The job of a fact about one (its billing just folded), as `BillingChange` holds it. */
-function jobOfFact(fact: ThumbforgeEvent): string {
-  return (fact.payload as { jobId: string }).jobId;
-}
-
 /**
  * Applies one billing fact to an account's ledger, given the billing of the fact's job so far
  * (`billingJobOf`), and answers what changed; undefined when nothing did (commands, unknown types,
@@ -235,7 +234,7 @@ export function applyBillingFact(
   const billing = foldFact(next, held, job, fact, added);
   if (billing === false) return undefined;
   const change: BillingChange = { ledger: next };
-  if (billing) change.job = { jobId: jobOfFact(fact), billing };
+  if (billing) change.job = { jobId: jobOf(fact)!, billing };
   if (added.length > 0) change.entry = added[0];
   // A rejection changes only the job's billing.
   if (billing === 'rejected') change.ledger = state;
@@ -303,15 +302,16 @@ export function foldBillingEvent(replay: BillingReplay, event: EventEnvelope): v
     return;
   }
   if (!ledger) return;
-  const jobId = (fact.payload as { jobId?: string }).jobId;
+  const jobId = jobOf(fact);
   // A settlement finds its job among the ledger's open reservations: only a reservation or a
   // rejection needs the job's billing, from a map of every job the log ever billed.
   const job = jobId !== undefined && DECIDES_A_JOB.has(fact.type) ? replay.jobs.get(jobId) : undefined;
   const { histories } = replay;
-  const history = histories?.get(accountId) ?? (histories && []);
+  const kept = histories?.get(accountId);
+  const history = kept ?? (histories ? [] : undefined);
   const billing = foldFact(ledger, ledger[HELD], job, fact, history);
   // An account's history starts with its first entry.
-  if (history?.length === 1) histories!.set(accountId, history);
+  if (!kept && history?.length) histories!.set(accountId, history);
   if (billing) replay.jobs.set(jobId!, billing);
 }
 
