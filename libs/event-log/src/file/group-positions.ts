@@ -57,7 +57,25 @@ export class GroupCommitter {
   advance(key: string, next: number): void {
     this.positions[key] = next;
     this.dirty = true;
-    if (this.timer || this.writing) return;
+    this.schedule();
+  }
+
+  /** Resolves when everything advanced so far is on disk. */
+  async flush(): Promise<void> {
+    await this.done;
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    this.startWrite();
+    await this.done;
+    if (this.failure !== undefined) throw this.failure;
+  }
+
+  /**
+   * The next write, `intervalMs` from now; advances made while a write is in flight wait for the one
+   * after it, so a busy group still writes once per interval.
+   */
+  private schedule(): void {
+    if (this.timer || this.writing || !this.dirty) return;
     if (this.intervalMs <= 0) return this.startWrite();
     this.timer = setTimeout(() => {
       this.timer = undefined;
@@ -67,16 +85,6 @@ export class GroupCommitter {
     this.timer.unref();
   }
 
-  /** Resolves when everything advanced so far is on disk. */
-  async flush(): Promise<void> {
-    clearTimeout(this.timer);
-    this.timer = undefined;
-    await this.done;
-    this.startWrite();
-    await this.done;
-    if (this.dirty) throw this.failure;
-  }
-
   private startWrite(): void {
     if (this.writing || !this.dirty) return;
     this.writing = true;
@@ -84,22 +92,19 @@ export class GroupCommitter {
   }
 
   private async write(): Promise<void> {
+    this.dirty = false;
     try {
-      while (this.dirty) {
-        this.dirty = false;
-        await writeFileAtomic(this.file, JSON.stringify(this.positions), this.durable).catch(
-          (error: unknown) => {
-            this.dirty = true;
-            throw error;
-          },
-        );
-      }
+      await writeFileAtomic(this.file, JSON.stringify(this.positions), this.durable);
       this.failure = undefined;
     } catch (error) {
+      // The next write carries these positions too.
+      this.dirty = true;
       this.failure = error;
       this.onError(error);
     } finally {
       this.writing = false;
+      // After a failure the next advance asks again: a write that keeps failing is not retried in a loop.
+      if (this.failure === undefined) this.schedule();
     }
   }
 }
