@@ -9,6 +9,11 @@ async function realIo(rounds: number, file: string): Promise<void> {
   for (let i = 0; i < rounds; i++) await readFile(file).catch(() => undefined);
 }
 
+/** Waits, through real I/O rather than timers (they are fake), until `done` holds or 2,000 rounds passed. */
+async function until(done: () => Promise<boolean>, file: string): Promise<void> {
+  for (let i = 0; i < 2_000 && !(await done()); i++) await realIo(1, file);
+}
+
 describe('GroupCommitter', () => {
   let dir: string | undefined;
 
@@ -34,12 +39,12 @@ describe('GroupCommitter', () => {
     vi.advanceTimersByTime(1_000);
     // The write has started; this advance comes while it is in flight.
     committer.advance('t:0', 2);
-    for (let i = 0; i < 2_000 && (await onDisk())['t:0'] === undefined; i++) await realIo(1, file);
+    await until(async () => (await onDisk())['t:0'] !== undefined, file);
     await realIo(100, file);
     expect(await onDisk()).toEqual({ 't:0': 1 });
 
     vi.advanceTimersByTime(1_000);
-    for (let i = 0; i < 2_000 && (await onDisk())['t:0'] !== 2; i++) await realIo(1, file);
+    await until(async () => (await onDisk())['t:0'] === 2, file);
     expect(await onDisk()).toEqual({ 't:0': 2 });
 
     committer.advance('t:0', 3);
