@@ -14,6 +14,7 @@ import {
   KeyRing,
   sequentialSync,
   syncUnderLoad,
+  WARMUP_CONNECTIONS,
   type AnsweredRequest,
   type LoadResult,
 } from './latency.js';
@@ -34,8 +35,13 @@ import {
 export interface ClusterBenchOptions {
   /** Which modes to start and measure (both for the comparison). */
   modes: readonly Mode[];
-  /** Untimed sync and async requests per mode before measuring. */
+  /** Untimed sync and async requests per mode, one at a time, before measuring. */
   warmup: number;
+  /**
+   * Untimed sync requests per mode over `WARMUP_CONNECTIONS` before measuring, so that every process
+   * is measured with its request path compiled: Kafka's JVM takes hundreds of requests to get there.
+   */
+  warmupLoad: number;
   /** Sync requests one after another per mode, for the latency percentiles. */
   sequential: number;
   /** A load run per count of concurrent connections, each of `loadRequests` requests, per mode. */
@@ -98,6 +104,12 @@ function accountsFor(options: ClusterBenchOptions): number {
 async function measureMode(target: Target, options: ClusterBenchOptions): Promise<ModeReport> {
   const { progress } = options;
   const keys = new KeyRing(await createAccounts(target, accountsFor(options)));
+  if (options.warmupLoad > 0) {
+    progress.note(
+      `${target.mode}: ${options.warmupLoad} warm-up sync requests over ${WARMUP_CONNECTIONS} connections`,
+    );
+    await syncUnderLoad(target.url, keys, WARMUP_CONNECTIONS, options.warmupLoad);
+  }
   if (options.warmup > 0) {
     await sequentialSync(target.url, keys, options.warmup, progress, `${target.mode} warm-up sync`);
     await asyncEndToEnd(target.url, keys, options.warmup, progress, `${target.mode} warm-up async`);

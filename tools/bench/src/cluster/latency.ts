@@ -90,6 +90,9 @@ export interface LoadResult {
   failures: number;
 }
 
+/** The load warm-up's connections (`ClusterBenchOptions.warmupLoad`): what the measured load runs start with. */
+export const WARMUP_CONNECTIONS = 4;
+
 /** `amount` sync requests from `connections` concurrent connections (autocannon), titles and keys in turn. */
 export async function syncUnderLoad(
   url: string,

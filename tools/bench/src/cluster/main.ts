@@ -4,7 +4,7 @@ import { terminalProgress } from './progress.js';
 import { formatClusterReport } from './report.js';
 
 const USAGE = `usage: npm run bench:cluster -- [--events N] [--accounts N] [--sequential N] [--warmup N]
-                                  [--connections N,N...] [--load-requests N] [--async-jobs N]
+                                  [--warmup-load N] [--connections N,N...] [--load-requests N] [--async-jobs N]
                                   [--startup-events N] [--fence-reservations N]`;
 
 function count(value: string | undefined, name: string, fallback: number, min: number, max: number): number {
@@ -23,6 +23,7 @@ const { values } = parseArgs({
     accounts: { type: 'string' },
     sequential: { type: 'string' },
     warmup: { type: 'string' },
+    'warmup-load': { type: 'string' },
     connections: { type: 'string' },
     'load-requests': { type: 'string' },
     'async-jobs': { type: 'string' },
@@ -43,6 +44,7 @@ const report = await runClusterBench({
   accounts: count(values.accounts, 'accounts', 5_000, 1, 1_000_000),
   sequential: count(values.sequential, 'sequential', 100, 1, 100_000),
   warmup: count(values.warmup, 'warmup', 10, 0, 10_000),
+  warmupLoad: count(values['warmup-load'], 'warmup-load', 600, 0, 100_000),
   connections: (values.connections ?? '4,16').split(',').map((c) => count(c, 'connections', 4, 1, 1_000)),
   loadRequests: count(values['load-requests'], 'load-requests', 200, 1, 1_000_000),
   asyncJobs: count(values['async-jobs'], 'async-jobs', 30, 1, 100_000),

@@ -1,5 +1,6 @@
 import type { ClusterBenchReport, ModeReport } from './bench.js';
 import { formatFenceReport } from './fence.js';
+import { WARMUP_CONNECTIONS } from './latency.js';
 import type { ReplayMeasurement } from './replay.js';
 import { formatStartup, startupChecks } from '../startup/report.js';
 
@@ -169,7 +170,8 @@ export function formatClusterReport(report: ClusterBenchReport): string {
   const o = report.options;
   const header = [
     `cluster benchmark: ${o.modes.join(' and ')} mode in one run`,
-    `requests: youtube sd webp with a title; per mode ${o.warmup} sync + ${o.warmup} async warm-up, ` +
+    `requests: youtube sd webp with a title; per mode ${o.warmupLoad} sync warm-up over ` +
+      `${WARMUP_CONNECTIONS} connections and ${o.warmup} sync + ${o.warmup} async one at a time, ` +
       `${o.sequential} sync one at a time, ${o.loadRequests} sync over each of ` +
       `${o.connections.join(' and ')} connections ` +
       `(autocannon), ${o.asyncJobs} async timed from request to webhook received`,

@@ -1,12 +1,20 @@
 import { createAccounts, startCluster } from '../cluster/targets.js';
-import { asyncEndToEnd, KeyRing, sequentialSync } from '../cluster/latency.js';
+import {
+  asyncEndToEnd,
+  KeyRing,
+  sequentialSync,
+  syncUnderLoad,
+  WARMUP_CONNECTIONS,
+} from '../cluster/latency.js';
 import { countOptions, loadNote } from '../cluster/counts.js';
 import { terminalProgress } from '../cluster/progress.js';
 import type { LatencySummary } from '../cluster/stats.js';
 import { startSpanCollector } from './collector.js';
 import { requestTimeline, type TimelineStep } from './timeline.js';
 
-const { requests, warmup } = countOptions('bench:trace', { requests: 60, warmup: 10 });
+const options = countOptions('bench:trace', { requests: 60, warmup: 10, 'warmup-load': 600 });
+const { requests, warmup } = options;
+const warmupLoad = options['warmup-load'];
 const progress = terminalProgress();
 const ROOT = 'POST /v1/generate';
 
@@ -21,14 +29,17 @@ interface Run {
 }
 
 /**
- * On a fresh local cluster started with `env`: sync requests one at a time, then async ones one at a
- * time, each to a local receiver, every kind after its own warm-up.
+ * On a fresh local cluster started with `env`, once a load has warmed its processes up (Kafka's JVM
+ * compiles its request path over hundreds of requests): sync requests one at a time, then async ones
+ * one at a time, each to a local receiver, every kind after its own warm-up.
  */
 async function run(label: string, env: Record<string, string>): Promise<Run> {
   progress.note(`starting a local cluster ${label}`);
   const target = await startCluster(env);
   try {
     const keys = new KeyRing(await createAccounts(target, 1));
+    progress.note(`${warmupLoad} warm-up sync requests over ${WARMUP_CONNECTIONS} connections ${label}`);
+    await syncUnderLoad(target.url, keys, WARMUP_CONNECTIONS, warmupLoad);
     await sequentialSync(target.url, keys, warmup, progress, `warm-up ${label}`);
     const syncFromMs = Date.now();
     const sync = await sequentialSync(target.url, keys, requests, progress, `sync one at a time ${label}`);
@@ -60,14 +71,14 @@ const rootsOf = (steps: TimelineStep[]) => steps.find((s) => s.step.endsWith(ROO
 const kinds = [
   {
     kind: 'sync',
-    title: `${requests} sync requests one at a time (youtube sd WebP), after ${warmup} of warm-up`,
+    title: `${requests} sync requests one at a time (youtube sd WebP), after ${warmupLoad} + ${warmup} of warm-up`,
     bare: bare.sync,
     traced: traced.sync,
     steps: requestTimeline(spans, ROOT, traced.syncFromMs, traced.syncUntilMs),
   },
   {
     kind: 'async',
-    title: `${requests} async requests one at a time, each until its webhook arrived, after ${warmup} of warm-up`,
+    title: `${requests} async requests one at a time, each until its webhook arrived, after ${warmupLoad} + ${warmup} of warm-up`,
     bare: bare.async,
     traced: traced.async,
     steps: requestTimeline(spans, ROOT, traced.asyncFromMs),
