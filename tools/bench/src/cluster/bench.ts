@@ -24,6 +24,7 @@ import { measureStartup, type StartupMeasurement } from '../startup/startup.js';
 import { ledgerDigest, measureReplay, type ReplayLog, type ReplayMeasurement } from './replay.js';
 import { summarize, type LatencySummary } from './stats.js';
 import {
+  accountsCovering,
   createAccounts,
   residentMiB,
   startCluster,
@@ -80,25 +81,20 @@ export interface ClusterBenchReport {
   fence?: FenceMeasurement;
 }
 
-const SD_COST = 10;
-const BUSINESS_CREDITS = 10_000;
 /** Events per append call: about 300 KB, under Kafka's 1 MB record batch limit. */
 const APPEND_CHUNK = 500;
 /** Replays per log; the figures are medians (on Kafka, each round followed by its baseline). */
 const REPLAY_ROUNDS = 3;
 
-/**
- * Business accounts enough for every request of a mode, with a margin, and at least one per connection:
- * billing decides one account's reservations one after another, so concurrent requests of one account
- * would measure that queue rather than the service.
- */
+/** At least one account per connection: billing decides one account's reservations one after another. */
 function accountsFor(options: ClusterBenchOptions): number {
   const requests =
+    options.warmupLoad +
     2 * options.warmup +
     options.sequential +
     options.loadRequests * options.connections.length +
     options.asyncJobs;
-  return Math.max(...options.connections, Math.ceil((requests * SD_COST) / (BUSINESS_CREDITS * 0.9)));
+  return Math.max(...options.connections, accountsCovering(requests));
 }
 
 async function measureMode(target: Target, options: ClusterBenchOptions): Promise<ModeReport> {

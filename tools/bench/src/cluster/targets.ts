@@ -142,6 +142,18 @@ export async function startCluster(env: Record<string, string> = {}): Promise<Ta
   };
 }
 
+const SD_COST = 10;
+const BUSINESS_CREDITS = 10_000;
+
+/**
+ * Business accounts whose monthly credits cover `requests` youtube sd requests with a margin; a
+ * bench that loads them over several connections wants one per connection as well, or it measures
+ * billing's queue of one account's reservations rather than the service.
+ */
+export function accountsCovering(requests: number): number {
+  return Math.ceil((requests * SD_COST) / (BUSINESS_CREDITS * 0.9));
+}
+
 /** Creates business accounts through the admin API and returns their API keys. */
 export async function createAccounts(target: Target, count: number): Promise<string[]> {
   const keys: string[] = [];

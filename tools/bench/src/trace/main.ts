@@ -1,4 +1,4 @@
-import { createAccounts, startCluster } from '../cluster/targets.js';
+import { accountsCovering, createAccounts, startCluster } from '../cluster/targets.js';
 import {
   asyncEndToEnd,
   KeyRing,
@@ -37,7 +37,10 @@ async function run(label: string, env: Record<string, string>): Promise<Run> {
   progress.note(`starting a local cluster ${label}`);
   const target = await startCluster(env);
   try {
-    const keys = new KeyRing(await createAccounts(target, 1));
+    const sent = warmupLoad + 2 * (warmup + requests);
+    const keys = new KeyRing(
+      await createAccounts(target, Math.max(WARMUP_CONNECTIONS, accountsCovering(sent))),
+    );
     progress.note(`${warmupLoad} warm-up sync requests over ${WARMUP_CONNECTIONS} connections ${label}`);
     await syncUnderLoad(target.url, keys, WARMUP_CONNECTIONS, warmupLoad);
     await sequentialSync(target.url, keys, warmup, progress, `warm-up ${label}`);
