@@ -14,7 +14,7 @@ import {
   KeyRing,
   sequentialSync,
   syncUnderLoad,
-  WARMUP_CONNECTIONS,
+  warmUpUnderLoad,
   type AnsweredRequest,
   type LoadResult,
 } from './latency.js';
@@ -39,8 +39,7 @@ export interface ClusterBenchOptions {
   /** Untimed sync and async requests per mode, one at a time, before measuring. */
   warmup: number;
   /**
-   * Untimed sync requests per mode over `WARMUP_CONNECTIONS` before measuring, so that every process
-   * is measured with its request path compiled: Kafka's JVM takes hundreds of requests to get there.
+   * Untimed sync requests per mode over several connections before measuring (`warmUpUnderLoad`).
    */
   warmupLoad: number;
   /** Sync requests one after another per mode, for the latency percentiles. */
@@ -86,7 +85,7 @@ const APPEND_CHUNK = 500;
 /** Replays per log; the figures are medians (on Kafka, each round followed by its baseline). */
 const REPLAY_ROUNDS = 3;
 
-/** At least one account per connection: billing decides one account's reservations one after another. */
+/** Accounts for every request of a mode (`accountsCovering`). */
 function accountsFor(options: ClusterBenchOptions): number {
   const requests =
     options.warmupLoad +
@@ -94,18 +93,13 @@ function accountsFor(options: ClusterBenchOptions): number {
     options.sequential +
     options.loadRequests * options.connections.length +
     options.asyncJobs;
-  return Math.max(...options.connections, accountsCovering(requests));
+  return accountsCovering(requests, Math.max(...options.connections));
 }
 
 async function measureMode(target: Target, options: ClusterBenchOptions): Promise<ModeReport> {
   const { progress } = options;
   const keys = new KeyRing(await createAccounts(target, accountsFor(options)));
-  if (options.warmupLoad > 0) {
-    progress.note(
-      `${target.mode}: ${options.warmupLoad} warm-up sync requests over ${WARMUP_CONNECTIONS} connections`,
-    );
-    await syncUnderLoad(target.url, keys, WARMUP_CONNECTIONS, options.warmupLoad);
-  }
+  await warmUpUnderLoad(target.url, keys, options.warmupLoad, progress, target.mode);
   if (options.warmup > 0) {
     await sequentialSync(target.url, keys, options.warmup, progress, `${target.mode} warm-up sync`);
     await asyncEndToEnd(target.url, keys, options.warmup, progress, `${target.mode} warm-up async`);

@@ -93,6 +93,22 @@ export interface LoadResult {
 /** The load warm-up's connections (`ClusterBenchOptions.warmupLoad`): what the measured load runs start with. */
 export const WARMUP_CONNECTIONS = 4;
 
+/**
+ * `amount` untimed sync requests over `WARMUP_CONNECTIONS`, so that every process is measured with its
+ * request path compiled: Kafka's JVM takes hundreds of requests to get there.
+ */
+export async function warmUpUnderLoad(
+  url: string,
+  keys: KeyRing,
+  amount: number,
+  progress: Progress,
+  label: string,
+): Promise<void> {
+  if (amount <= 0) return;
+  progress.note(`${label}: ${amount} warm-up sync requests over ${WARMUP_CONNECTIONS} connections`);
+  await syncUnderLoad(url, keys, WARMUP_CONNECTIONS, amount);
+}
+
 /** `amount` sync requests from `connections` concurrent connections (autocannon), titles and keys in turn. */
 export async function syncUnderLoad(
   url: string,

@@ -146,12 +146,12 @@ const SD_COST = 10;
 const BUSINESS_CREDITS = 10_000;
 
 /**
- * Business accounts whose monthly credits cover `requests` youtube sd requests with a margin; a
- * bench that loads them over several connections wants one per connection as well, or it measures
- * billing's queue of one account's reservations rather than the service.
+ * Business accounts whose monthly credits cover `requests` youtube sd requests with a margin, and at
+ * least one per connection of the bench's loads: billing decides one account's reservations one after
+ * another, so concurrent requests of one account would measure that queue rather than the service.
  */
-export function accountsCovering(requests: number): number {
-  return Math.ceil((requests * SD_COST) / (BUSINESS_CREDITS * 0.9));
+export function accountsCovering(requests: number, connections: number): number {
+  return Math.max(connections, Math.ceil((requests * SD_COST) / (BUSINESS_CREDITS * 0.9)));
 }
 
 /** Creates business accounts through the admin API and returns their API keys. */

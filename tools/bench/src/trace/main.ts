@@ -3,7 +3,7 @@ import {
   asyncEndToEnd,
   KeyRing,
   sequentialSync,
-  syncUnderLoad,
+  warmUpUnderLoad,
   WARMUP_CONNECTIONS,
 } from '../cluster/latency.js';
 import { countOptions, loadNote } from '../cluster/counts.js';
@@ -38,11 +38,8 @@ async function run(label: string, env: Record<string, string>): Promise<Run> {
   const target = await startCluster(env);
   try {
     const sent = warmupLoad + 2 * (warmup + requests);
-    const keys = new KeyRing(
-      await createAccounts(target, Math.max(WARMUP_CONNECTIONS, accountsCovering(sent))),
-    );
-    progress.note(`${warmupLoad} warm-up sync requests over ${WARMUP_CONNECTIONS} connections ${label}`);
-    await syncUnderLoad(target.url, keys, WARMUP_CONNECTIONS, warmupLoad);
+    const keys = new KeyRing(await createAccounts(target, accountsCovering(sent, WARMUP_CONNECTIONS)));
+    await warmUpUnderLoad(target.url, keys, warmupLoad, progress, label);
     await sequentialSync(target.url, keys, warmup, progress, `warm-up ${label}`);
     const syncFromMs = Date.now();
     const sync = await sequentialSync(target.url, keys, requests, progress, `sync one at a time ${label}`);
