@@ -7,6 +7,10 @@ export function assertId(doc: Document): void {
   }
 }
 
+export function assertFiniteBound(bound: number): void {
+  if (!Number.isFinite(bound)) throw new RangeError('a bound must be a finite number');
+}
+
 /**
  * Freezes what is not frozen yet. A document made from a stored one (`{ ...current, n }`) shares its
  * frozen parts, so storing it walks only what is new. Typed arrays cannot be frozen and are left as

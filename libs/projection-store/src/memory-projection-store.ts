@@ -1,6 +1,20 @@
 import { isDeepStrictEqual } from 'node:util';
-import { assertId, decodeDocument, freezeDeep, storedBytes, storedForm } from './documents.js';
-import type { Document, FindOptions, Positions, ProjectionCollection, ProjectionStore } from './port.js';
+import {
+  assertFiniteBound,
+  assertId,
+  decodeDocument,
+  freezeDeep,
+  storedBytes,
+  storedForm,
+} from './documents.js';
+import type {
+  Document,
+  FindOptions,
+  NumericField,
+  Positions,
+  ProjectionCollection,
+  ProjectionStore,
+} from './port.js';
 import {
   IdIndex,
   lowerBound,
@@ -227,6 +241,23 @@ class MemoryCollection<T extends Document> implements ProjectionCollection<T> {
     // As in MongoDB, a limit of 0 means no limit.
     if (limit) found = found.slice(0, limit);
     return found;
+  }
+
+  async deleteBelow(field: NumericField<T>, bound: number): Promise<number> {
+    this.assertOpen();
+    assertFiniteBound(bound);
+    const below = (doc: T) => {
+      const value = doc[field];
+      return typeof value === 'number' && value < bound;
+    };
+    const ids = [...this.docs.values()].filter(below).map((doc) => doc.id);
+    for (let i = 0; this.restoredLeft > 0 && i < this.restored.length; i++) {
+      if (this.taken[i] !== 0) continue;
+      const doc = this.decode(i);
+      if (below(doc)) ids.push(doc.id);
+    }
+    for (const id of ids) await this.delete(id);
+    return ids.length;
   }
 
   async count(): Promise<number> {

@@ -1,7 +1,8 @@
 /**
  * Read models. Every document has an `id`; each projection records the log positions it has applied
  * (`topic:partition` → next offset) so a restart resumes and an event applied twice changes nothing.
- * Only single-document operations: what every MongoDB-wire-compatible server supports.
+ * Writes are single-document operations, which every MongoDB-wire-compatible server makes atomic;
+ * `clear` and `deleteBelow` remove many at once, and nothing relies on them being one step.
  *
  * Documents handed out (by `get`, `find`, `update`, and to `update`'s `change`) are read-only: a
  * change is a new document given to `put` or returned from `change`. The memory store hands out its
@@ -10,6 +11,9 @@
 export interface Document {
   id: string;
 }
+
+/** The fields of `T` that hold numbers. */
+export type NumericField<T> = { [K in keyof T & string]: T[K] extends number ? K : never }[keyof T & string];
 
 export interface FindOptions<T> {
   sort?: { field: keyof T & string; direction: 'asc' | 'desc' };
@@ -36,6 +40,12 @@ export interface ProjectionCollection<T extends Document> {
   delete(id: string): Promise<void>;
   /** Documents whose fields equal every field of `filter`. */
   find(filter: Partial<T>, options?: FindOptions<T>): Promise<T[]>;
+  /**
+   * Deletes every document whose `field`, a finite number, is below `bound`; answers how many went.
+   * Housekeeping of documents nothing reads any more (one server command, not one step: a document
+   * written meanwhile may stay), never a projection's fold.
+   */
+  deleteBelow(field: NumericField<T>, bound: number): Promise<number>;
   count(): Promise<number>;
   clear(): Promise<void>;
   /**

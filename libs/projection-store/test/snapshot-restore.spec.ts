@@ -33,6 +33,7 @@ type Operation =
   | { op: 'get' | 'delete'; id: string }
   | { op: 'put' | 'insert'; id: string; n: number }
   | { op: 'update'; id: string; by: number }
+  | { op: 'deleteBelow'; bound: number }
   | { op: 'count' | 'find' };
 
 /** Operations on ids of the saved documents (most of them) and on others. */
@@ -43,6 +44,7 @@ function operations(saved: string[]): fc.Arbitrary<Operation[]> {
     fc.record({ op: fc.constantFrom('put' as const, 'insert' as const), id, n: fc.integer() }),
     fc.record({ op: fc.constant('update' as const), id, by: fc.integer({ min: -2, max: 2 }) }),
     fc.record({ op: fc.constantFrom('count' as const, 'find' as const) }),
+    fc.record({ op: fc.constant('deleteBelow' as const), bound: fc.integer() }),
   );
   return fc.array(operation, { maxLength: 40 });
 }
@@ -68,6 +70,8 @@ async function apply(docs: ProjectionCollection<Doc>, operation: Operation): Pro
           ? current
           : { id: operation.id, n: (current?.n ?? 0) + operation.by },
       );
+    case 'deleteBelow':
+      return docs.deleteBelow('n', operation.bound);
     case 'count':
       return docs.count();
     case 'find':

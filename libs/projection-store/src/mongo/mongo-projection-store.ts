@@ -1,7 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import mongoose, { type mongo } from 'mongoose';
-import { assertId, freezeDeep } from '../documents.js';
-import type { Document, FindOptions, Positions, ProjectionCollection, ProjectionStore } from '../port.js';
+import { assertFiniteBound, assertId, freezeDeep } from '../documents.js';
+import type {
+  Document,
+  FindOptions,
+  NumericField,
+  Positions,
+  ProjectionCollection,
+  ProjectionStore,
+} from '../port.js';
 import { decodeFields, encodeFields, encodeValue, escapeKey } from './encoding.js';
 
 export interface MongoProjectionStoreOptions {
@@ -227,6 +234,14 @@ class MongoCollection<T extends Document> implements ProjectionCollection<T> {
       .sort({ ...order, _id: 1 });
     if (limit) cursor = cursor.limit(limit);
     return (await cursor.toArray()).map((raw) => this.decode(raw));
+  }
+
+  async deleteBelow(field: NumericField<T>, bound: number): Promise<number> {
+    assertFiniteBound(bound);
+    // What this process remembers may include the documents deleted.
+    this.written.clear();
+    const { deletedCount } = await this.native().deleteMany({ [escapeKey(field)]: { $lt: bound } });
+    return deletedCount;
   }
 
   async count(): Promise<number> {

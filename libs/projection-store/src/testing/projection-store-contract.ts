@@ -227,6 +227,19 @@ export function describeProjectionStoreContract(
         ]);
       });
 
+      it('deletes the documents whose number is below a bound, answers how many, and leaves the rest', async () => {
+        const docs = await seeded();
+        const other = jobs();
+        await other.put(job('job_a', { credits: 1 }));
+        expect(await docs.deleteBelow('credits', 20)).toBe(2);
+        expect(ids(await docs.find({})).sort()).toEqual(['job_c', 'job_d']);
+        expect(await docs.get('job_a')).toBeUndefined();
+        expect(await docs.deleteBelow('credits', 20)).toBe(0);
+        // Another collection keeps its documents.
+        expect(await other.get('job_a')).toEqual(job('job_a', { credits: 1 }));
+        await expect(docs.deleteBelow('credits', Number.NaN)).rejects.toThrow(RangeError);
+      });
+
       it('limits the result after filtering and sorting', async () => {
         const docs = await seeded();
         const newest = await docs.find(

@@ -4,13 +4,10 @@ import { RATE_LIMIT_SLOTS, SharedRateLimiter } from './shared-rate-limiter.js';
 
 const T0 = Date.parse('2026-11-23T10:00:00.000Z');
 
-/**
- * A store that counts the inserts of slots, the finds that count a second's slots, the searches of a
- * key's slots of every second and the removals.
- */
+/** A store that counts the inserts of slots, the finds that count a second's slots and the removals. */
 function countingStore() {
   const store = new MemoryProjectionStore();
-  const calls = { count: 0, insert: 0, search: 0, delete: 0 };
+  const calls = { count: 0, insert: 0, delete: 0, sweep: 0 };
   const counting = {
     collection: (name: string) => {
       const collection = store.collection(name);
@@ -21,11 +18,11 @@ function countingStore() {
           calls.delete++,
           collection.delete(...args)
         ),
-        find: (...args: Parameters<typeof collection.find>) => {
-          if ('second' in args[0]) calls.count++;
-          else calls.search++;
-          return collection.find(...args);
-        },
+        deleteBelow: (...args: Parameters<typeof collection.deleteBelow>) => (
+          calls.sweep++,
+          collection.deleteBelow(...args)
+        ),
+        find: (...args: Parameters<typeof collection.find>) => (calls.count++, collection.find(...args)),
         insert: (...args: Parameters<typeof collection.insert>) => (
           calls.insert++,
           collection.insert(...args)
@@ -60,18 +57,21 @@ describe('SharedRateLimiter', () => {
     expect((await limiter.consume('key:a', 2, T0 + laterMs)).allowed).toBe(allowed);
   });
 
-  it("keeps at most one second of a key's slots", async () => {
+  it('keeps the slots of the current and the last second, and of at most five before them', async () => {
     const store = new MemoryProjectionStore();
     const limiter = new SharedRateLimiter(store);
-    for (let second = 0; second < 5; second++) {
+    const s0 = Math.floor(T0 / 1000);
+    const seconds = async () =>
+      new Set(
+        (await store.collection<{ id: string; second: number }>(RATE_LIMIT_SLOTS).find({})).map(
+          (s) => s.second,
+        ),
+      );
+    for (let second = 0; second < 7; second++) {
       for (let i = 0; i < 3; i++) await limiter.consume('key:a', 10, T0 + second * 1000 + i);
     }
-    // The removal of earlier seconds runs behind the claim.
-    await vi.waitFor(async () => {
-      const slots = await store.collection<{ id: string; second: number }>(RATE_LIMIT_SLOTS).find({});
-      expect(slots).toHaveLength(3);
-      expect(new Set(slots.map((s) => s.second))).toEqual(new Set([Math.floor(T0 / 1000) + 4]));
-    });
+    // The removal at second 5 took seconds 0 to 3, and runs behind the claim.
+    await vi.waitFor(async () => expect(await seconds()).toEqual(new Set([s0 + 4, s0 + 5, s0 + 6])));
   });
 
   it('claims with one insert while no other replica takes its next slot, and counts only when one did', async () => {
@@ -94,33 +94,20 @@ describe('SharedRateLimiter', () => {
     expect(fresh.calls).toMatchObject({ count: 0, insert: 2 });
   });
 
-  it("removes its own claims of earlier seconds by id, searching a key's slots only when it first sees the key", async () => {
+  it("removes every replica's past slots, a dead one's too, with one command every five seconds", async () => {
     const { store, counting, calls } = countingStore();
-    const limiter = new SharedRateLimiter(counting);
-    const slots = store.collection<{ id: string; second: number }>(RATE_LIMIT_SLOTS);
-    for (let second = 0; second < 5; second++) {
-      for (let i = 0; i < 3; i++) await limiter.consume('key:a', 10, T0 + second * 1000 + i);
-      await vi.waitFor(async () => expect(await slots.find({})).toHaveLength(3));
-    }
-    // The first second's claim searched (there was nothing yet); the next four removed three ids each.
-    expect(calls).toMatchObject({ search: 1, delete: 12, insert: 15, count: 0 });
-  });
-
-  it('finds the slots another replica took above its own within a minute', async () => {
-    const store = new MemoryProjectionStore();
-    const [mine, other] = [new SharedRateLimiter(store), new SharedRateLimiter(store)];
-    const slots = store.collection<{ id: string; second: number }>(RATE_LIMIT_SLOTS);
+    const slots = store.collection<{ id: string; key: string; second: number }>(RATE_LIMIT_SLOTS);
     const s0 = Math.floor(T0 / 1000);
-    const idsLeft = async () => (await slots.find({})).map((s) => s.id).sort();
-    for (let i = 0; i < 2; i++) await mine.consume('key:a', 10, T0 + i);
-    await other.consume('key:a', 10, T0 + 5);
-    expect(await idsLeft()).toEqual([0, 1, 2].map((slot) => `key:a:${s0}:${slot}`));
-
-    // A second later this replica names its two claims; the other replica's slot stays for now.
-    await mine.consume('key:a', 10, T0 + 1000);
-    await vi.waitFor(async () => expect(await idsLeft()).toEqual([`key:a:${s0}:2`, `key:a:${s0 + 1}:0`]));
-    // A minute after its last search, it searches again and removes what it could not name.
-    await mine.consume('key:a', 10, T0 + 60_000);
-    await vi.waitFor(async () => expect(await idsLeft()).toEqual([`key:a:${s0 + 60}:0`]));
+    // Left by a replica that died before it removed them.
+    await slots.insert({ id: `key:z:${s0 - 30}:0`, key: 'key:z', second: s0 - 30 });
+    const [one, two] = [new SharedRateLimiter(counting), new SharedRateLimiter(counting)];
+    for (let second = 0; second < 11; second++) {
+      for (let i = 0; i < 4; i++) await (i % 2 ? one : two).consume(`key:${i}`, 10, T0 + second * 1000 + i);
+    }
+    // Each replica at its first claim and five and ten seconds later: no removal by id, no count.
+    expect(calls).toMatchObject({ insert: 44, sweep: 6, delete: 0, count: 0 });
+    await vi.waitFor(async () =>
+      expect(new Set((await slots.find({})).map((s) => s.second))).toEqual(new Set([s0 + 9, s0 + 10])),
+    );
   });
 });

@@ -13,15 +13,13 @@ export const RATE_LIMIT_SLOTS = 'gateway_rate_limit_slots';
 /** Keys whose next slot a replica remembers before it forgets those of earlier seconds. */
 const REMEMBERED_KEYS = 10_000;
 
-/** Seconds between two searches for a key's slots of earlier seconds that this replica cannot name. */
-const SEARCH_EVERY_SECONDS = 60;
+/** Seconds between two removals of every key's slots of past seconds, per replica. */
+const SWEEP_EVERY_SECONDS = 5;
 
 interface Remembered {
   second: number;
   /** The slot after this replica's last claim in `second`: every slot below it is taken. */
   slot: number;
-  /** When this replica last searched the key's slots of earlier seconds. */
-  searched: number;
 }
 
 /**
@@ -35,14 +33,14 @@ interface Remembered {
  * second: unless another replica took it meanwhile, a request costs one insert. Only then does it count
  * the second's slots and go on from there.
  *
- * The first claim of a second removes the key's slots of earlier seconds, not waited for. Slots are
- * taken in order, so every slot below the one a replica remembers is taken, and their ids are known:
- * they are removed by id. A search by key, which the server answers by scanning the collection, runs
- * for a key the replica does not remember, and otherwise once a minute per key, for the slots it
- * cannot name: those other replicas took above its remembered one, or in seconds it did not serve.
+ * Slots of past seconds are removed in one command every few seconds while requests come, whoever
+ * claimed them (other replicas, one that died): one delete per request cost the document store as much
+ * as the claim. The second before the current one stays, for replicas whose clocks run a little behind.
  */
 export class SharedRateLimiter implements RateLimiter {
   private readonly next = new Map<string, Remembered>();
+  /** The second of this replica's last removal of past slots. */
+  private sweptAt = Number.NEGATIVE_INFINITY;
 
   constructor(private readonly store: ProjectionStore) {}
 
@@ -59,7 +57,7 @@ export class SharedRateLimiter implements RateLimiter {
     // Slots are claimed in order, so every slot below the remembered one is taken.
     const first = remembered?.second === second ? remembered.slot : 0;
     if (first >= limit) return refused;
-    if (await this.claim(key, second, first, remembered)) return allowed;
+    if (await this.claim(key, second, first)) return allowed;
     const taken = (await this.slots.find({ key, second })).length;
     for (let slot = Math.max(taken, first + 1); slot < limit; slot++) {
       if (await this.claim(key, second, slot)) return allowed;
@@ -68,10 +66,13 @@ export class SharedRateLimiter implements RateLimiter {
     return refused;
   }
 
-  private async claim(key: string, second: number, slot: number, earlier?: Remembered): Promise<boolean> {
+  private async claim(key: string, second: number, slot: number): Promise<boolean> {
     if (!(await this.slots.insert({ id: `${key}:${second}:${slot}`, key, second }))) return false;
     this.remember(key, second, slot + 1);
-    if (slot === 0) void this.dropEarlierSeconds(key, second, earlier).catch(() => undefined);
+    if (second - this.sweptAt >= SWEEP_EVERY_SECONDS) {
+      this.sweptAt = second;
+      void this.slots.deleteBelow('second', second - 1).catch(() => undefined);
+    }
     return true;
   }
 
@@ -79,18 +80,6 @@ export class SharedRateLimiter implements RateLimiter {
     if (this.next.size >= REMEMBERED_KEYS) {
       for (const [other, at] of this.next) if (at.second < second) this.next.delete(other);
     }
-    this.next.set(key, { second, slot, searched: this.next.get(key)?.searched ?? second });
-  }
-
-  private async dropEarlierSeconds(key: string, second: number, earlier?: Remembered): Promise<void> {
-    if (earlier && earlier.second < second && second - earlier.searched < SEARCH_EVERY_SECONDS) {
-      const ids = Array.from({ length: earlier.slot }, (_, slot) => `${key}:${earlier.second}:${slot}`);
-      await Promise.all(ids.map((id) => this.slots.delete(id)));
-      return;
-    }
-    const at = this.next.get(key);
-    if (at) at.searched = second;
-    const found = (await this.slots.find({ key })).filter((doc) => doc.second < second);
-    await Promise.all(found.map((doc) => this.slots.delete(doc.id)));
+    this.next.set(key, { second, slot });
   }
 }
