@@ -57,7 +57,7 @@ describe('SharedRateLimiter', () => {
     expect((await limiter.consume('key:a', 2, T0 + laterMs)).allowed).toBe(allowed);
   });
 
-  it('keeps the slots of the current and the last second, and of at most five before them', async () => {
+  it("removes past seconds' slots every five seconds, and keeps the last second's", async () => {
     const store = new MemoryProjectionStore();
     const limiter = new SharedRateLimiter(store);
     const s0 = Math.floor(T0 / 1000);
