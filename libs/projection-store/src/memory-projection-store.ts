@@ -246,18 +246,13 @@ class MemoryCollection<T extends Document> implements ProjectionCollection<T> {
   async deleteBelow(field: NumericField<T>, bound: number): Promise<number> {
     this.assertOpen();
     assertFiniteBound(bound);
-    const below = (doc: T) => {
+    // `find` already reads restored documents without making them resident.
+    const below = (await this.find({})).filter((doc) => {
       const value = doc[field];
       return typeof value === 'number' && value < bound;
-    };
-    const ids = [...this.docs.values()].filter(below).map((doc) => doc.id);
-    for (let i = 0; this.restoredLeft > 0 && i < this.restored.length; i++) {
-      if (this.taken[i] !== 0) continue;
-      const doc = this.decode(i);
-      if (below(doc)) ids.push(doc.id);
-    }
-    for (const id of ids) await this.delete(id);
-    return ids.length;
+    });
+    for (const { id } of below) await this.delete(id);
+    return below.length;
   }
 
   async count(): Promise<number> {
