@@ -20,7 +20,12 @@ async function expectReady(cluster: RunningCluster): Promise<void> {
     '-o',
     'jsonpath={.status.readyReplicas}',
   ]);
-  expect(dns).toBe('1');
+  // On failure, what the pod went through: its conditions and the namespace's events.
+  const why =
+    dns === '1'
+      ? ''
+      : await cluster.kubectl(['-n', 'kube-system', 'get', 'pods,events', '-o', 'wide']).catch(String);
+  expect(dns, why).toBe('1');
   expect(hostState().links).toContain('tfkube0');
 }
 
