@@ -1,5 +1,6 @@
 import { CATEGORIES, dimensionsOf, type Category } from '@thumbforge/contracts';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { deflateRawSync } from 'node:zlib';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { jobSpec, logoImage, photoImage, solidImage } from '../testing/index.js';
 import { changedBounds, decode, meanDifference, pixelAt, renderedContrast } from '../test/pixels.js';
 import { durationBadgeZone, intersects, saturation, type Rgb } from './layout/index.js';
@@ -276,5 +277,37 @@ describe('Renderer: recycled pixel buffers', () => {
     } finally {
       limitPixelCaches(DEFAULT_PIXEL_CACHE_BYTES);
     }
+  });
+});
+
+describe('Renderer: packed backgrounds', () => {
+  const evictRaw = () => {
+    pixelCaches.backgrounds.resize(0);
+    limitPixelCaches(DEFAULT_PIXEL_CACHE_BYTES);
+  };
+
+  it('unpacks a background whose raw pixels were evicted, to the same bytes, rather than drawing it', async () => {
+    const job = jobSpec({ title: 'A background kept packed', outputFormat: 'png' });
+    pixelCaches.backgrounds.resize(0);
+    pixelCaches.packedBackgrounds.resize(0);
+    limitPixelCaches(DEFAULT_PIXEL_CACHE_BYTES);
+    const drawn = (await renderer.render(job, {})).image;
+    await vi.waitFor(() => expect(pixelCaches.packedBackgrounds.size).toBe(1));
+    const [key] = [...pixelCaches.packedBackgrounds.keys()];
+    const { width, height } = dimensionsOf(job.format, job.model);
+    // Packed to an eighth or less: smooth gradients and flat shapes deflate well.
+    expect(pixelCaches.packedBackgrounds.cost).toBeLessThan((width * height * 3) / 4);
+
+    evictRaw();
+    expect((await renderer.render(job, {})).image.equals(drawn)).toBe(true);
+
+    // Whatever the packed entry holds is what the next render starts from: no new drawing.
+    const green = Buffer.alloc(width * height * 3);
+    for (let i = 1; i < green.length; i += 3) green[i] = 255;
+    pixelCaches.packedBackgrounds.set(key!, deflateRawSync(green), 1);
+    evictRaw();
+    const { canvas } = await renderer.compose(job, {});
+    expect(pixelAt(canvas, 1, 1)).toEqual({ r: 0, g: 255, b: 0 });
+    expect(pixelCaches.packedBackgrounds.size).toBe(1);
   });
 });

@@ -1,3 +1,5 @@
+import { promisify } from 'node:util';
+import { deflateRaw, inflateRaw } from 'node:zlib';
 import sharp from 'sharp';
 import type { Design, WeightedColour } from '../layout/index.js';
 import { Calmness, crispLayer } from './background-shapes.js';
@@ -5,14 +7,18 @@ import { smoothLayer } from './background-smooth.js';
 import { sceneOf } from './background-scene.js';
 import { checkpoint, shared } from './abort.js';
 import { canvasBuffers, type Canvas } from './canvas.js';
-import { pixelCaches } from './caches.js';
+import { backgroundReads, pixelCaches } from './caches.js';
 
 /**
  * Backgrounds depend on the canvas, the style's kind and palette, the template and a variant, not
  * on the title's words: a finite set, drawn once (librsvg takes tens of milliseconds) and kept as
- * raw pixels that a render copies in a fraction of a millisecond.
+ * raw pixels that a render copies in a fraction of a millisecond, and deflated, for when the raw
+ * pixels have made room for others.
  */
 const cache = pixelCaches.backgrounds;
+const packed = pixelCaches.packedBackgrounds;
+const deflate = promisify(deflateRaw);
+const inflate = promisify(inflateRaw);
 
 /** Smooth layers (gradients, glows, blurred blobs) are drawn at this fraction and enlarged. */
 const SMOOTH_SCALE = 4;
@@ -28,7 +34,7 @@ export async function paintBackground(
     cache,
     key,
     width * height * 3,
-    () => drawBackground(design, mirror, signal),
+    () => unpackOrDraw(key, design, mirror, signal),
     signal,
   );
   checkpoint(signal);
@@ -51,6 +57,37 @@ function backgroundKey(design: Design, mirror: WeightedColour[] | null): string 
     template.photo?.rect ?? null,
     mirror,
   ]);
+}
+
+/**
+ * A packed background's pixels, or a new one drawn and packed. Both (de)compress on libuv's threads,
+ * beside the main thread's work; level 1, as the bytes are read back far more often than written.
+ */
+async function unpackOrDraw(
+  key: string,
+  design: Design,
+  mirror: WeightedColour[] | null,
+  signal: AbortSignal | undefined,
+): Promise<Buffer> {
+  const { width, height } = design.canvas;
+  const bytes = width * height * 3;
+  const kept = packed.get(key);
+  if (kept) {
+    const unpacked = await inflate(kept, { chunkSize: bytes, maxOutputLength: bytes });
+    // Kept in a recycled buffer: the cache holds it until it is old, when only a full collection would
+    // free it, while the fresh one, dropped at once, goes with the next scavenge.
+    const pixels = canvasBuffers.take(bytes);
+    unpacked.copy(pixels);
+    return pixels;
+  }
+  const pixels = await drawBackground(design, mirror, signal);
+  const packing = deflate(pixels, { level: 1 }).then(
+    (deflated) => packed.set(key, deflated, deflated.length),
+    () => undefined,
+  );
+  // Evicted raw pixels are written over by the next render: not while they are being packed.
+  backgroundReads.set(pixels, packing);
+  return pixels;
 }
 
 async function drawBackground(

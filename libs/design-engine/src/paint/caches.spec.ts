@@ -1,5 +1,11 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { DEFAULT_PIXEL_CACHE_BYTES, limitPixelCaches, pixelCacheBytes, pixelCaches } from './caches.js';
+import {
+  backgroundReads,
+  DEFAULT_PIXEL_CACHE_BYTES,
+  limitPixelCaches,
+  pixelCacheBytes,
+  pixelCaches,
+} from './caches.js';
 import { canvasBuffers } from './canvas.js';
 
 const MB = 1024 * 1024;
@@ -13,19 +19,27 @@ describe('pixel caches', () => {
   it.each([
     {
       total: 96 * MB,
-      backgrounds: 48 * MB,
-      photos: 24 * MB,
+      backgrounds: Math.floor(38.4 * MB),
+      packedBackgrounds: Math.floor(14.4 * MB),
+      photos: Math.floor(19.2 * MB),
       logos: Math.floor(14.4 * MB),
       emoji: Math.floor(9.6 * MB),
     },
-    { total: 10 * MB, backgrounds: 5 * MB, photos: 2.5 * MB, logos: 1.5 * MB, emoji: 1 * MB },
+    {
+      total: 10 * MB,
+      backgrounds: 4 * MB,
+      packedBackgrounds: 1.5 * MB,
+      photos: 2 * MB,
+      logos: 1.5 * MB,
+      emoji: 1 * MB,
+    },
   ])('split $total bytes by share', ({ total, ...shares }) => {
     limitPixelCaches(total);
     for (const [name, bytes] of Object.entries(shares)) {
       const cache = pixelCaches[name as keyof typeof pixelCaches];
-      cache.set('probe', Promise.resolve(Buffer.alloc(0) as never), bytes);
+      cache.set('probe', Promise.resolve(Buffer.alloc(0)) as never, bytes);
       expect(cache.get('probe'), `${name} holds its share`).toBeDefined();
-      cache.set('more', Promise.resolve(Buffer.alloc(0) as never), 1);
+      cache.set('more', Promise.resolve(Buffer.alloc(0)) as never, 1);
       expect(cache.get('probe'), `${name} holds no more than its share`).toBeUndefined();
     }
   });
@@ -55,5 +69,23 @@ describe('pixel caches', () => {
     await new Promise((resolve) => setImmediate(resolve));
     expect(canvasBuffers.bytes).toBe(held + 1_000);
     expect(canvasBuffers.take(1_000)).toBe(pixels);
+  });
+
+  it('keeps an evicted background being packed until the packing has read it', async () => {
+    limitPixelCaches(10 * MB);
+    const pixels = Buffer.allocUnsafeSlow(2_000);
+    let packed!: () => void;
+    backgroundReads.set(pixels, new Promise<void>((resolve) => (packed = resolve)));
+    const held = canvasBuffers.bytes;
+    pixelCaches.backgrounds.set('a', Promise.resolve(pixels), 4 * MB);
+    pixelCaches.backgrounds.set('b', Promise.resolve(Buffer.allocUnsafeSlow(0)), 4 * MB);
+    await new Promise((resolve) => setImmediate(resolve));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(canvasBuffers.bytes).toBe(held);
+    packed();
+    await new Promise((resolve) => setImmediate(resolve));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(canvasBuffers.bytes).toBe(held + 2_000);
+    expect(canvasBuffers.take(2_000)).toBe(pixels);
   });
 });

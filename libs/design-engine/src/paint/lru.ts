@@ -59,6 +59,11 @@ export class LruCache<V> {
     this.entries.delete(key);
   }
 
+  /** Least recently used first. */
+  keys(): IterableIterator<string> {
+    return this.entries.keys();
+  }
+
   get size(): number {
     return this.entries.size;
   }
