@@ -30,11 +30,12 @@ export async function paintBackground(
 ): Promise<Canvas> {
   const { width, height } = design.canvas;
   const key = backgroundKey(design, mirror);
+  const bytes = width * height * 3;
   const pixels = await shared(
     cache,
     key,
-    width * height * 3,
-    () => unpackOrDraw(key, design, mirror, signal),
+    bytes,
+    () => unpackOrDraw(key, bytes, design, mirror, signal),
     signal,
   );
   checkpoint(signal);
@@ -65,12 +66,11 @@ function backgroundKey(design: Design, mirror: WeightedColour[] | null): string 
  */
 async function unpackOrDraw(
   key: string,
+  bytes: number,
   design: Design,
   mirror: WeightedColour[] | null,
   signal: AbortSignal | undefined,
 ): Promise<Buffer> {
-  const { width, height } = design.canvas;
-  const bytes = width * height * 3;
   const kept = packed.get(key);
   if (kept) {
     const unpacked = await inflate(kept, { chunkSize: bytes, maxOutputLength: bytes });

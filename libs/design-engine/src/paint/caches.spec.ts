@@ -10,6 +10,11 @@ import { canvasBuffers } from './canvas.js';
 
 const MB = 1024 * 1024;
 
+/** Lets `turns` turns of the event loop pass (a retired background is given back a macrotask late). */
+async function macrotasks(turns: number): Promise<void> {
+  for (let i = 0; i < turns; i++) await new Promise((resolve) => setImmediate(resolve));
+}
+
 afterEach(() => {
   for (const cache of Object.values(pixelCaches)) cache.resize(0);
   limitPixelCaches(DEFAULT_PIXEL_CACHE_BYTES);
@@ -66,7 +71,7 @@ describe('pixel caches', () => {
     // Renders that took the entry before it went copy from it in these microtasks.
     for (let i = 0; i < 5; i++) await Promise.resolve();
     expect(canvasBuffers.bytes).toBe(held);
-    await new Promise((resolve) => setImmediate(resolve));
+    await macrotasks(1);
     expect(canvasBuffers.bytes).toBe(held + 1_000);
     expect(canvasBuffers.take(1_000)).toBe(pixels);
   });
@@ -79,12 +84,10 @@ describe('pixel caches', () => {
     const held = canvasBuffers.bytes;
     pixelCaches.backgrounds.set('a', Promise.resolve(pixels), 4 * MB);
     pixelCaches.backgrounds.set('b', Promise.resolve(Buffer.allocUnsafeSlow(0)), 4 * MB);
-    await new Promise((resolve) => setImmediate(resolve));
-    await new Promise((resolve) => setImmediate(resolve));
+    await macrotasks(2);
     expect(canvasBuffers.bytes).toBe(held);
     packed();
-    await new Promise((resolve) => setImmediate(resolve));
-    await new Promise((resolve) => setImmediate(resolve));
+    await macrotasks(2);
     expect(canvasBuffers.bytes).toBe(held + 2_000);
     expect(canvasBuffers.take(2_000)).toBe(pixels);
   });
