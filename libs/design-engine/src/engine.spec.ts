@@ -5,6 +5,7 @@ import { jobSpec, logoImage, photoImage, solidImage } from '../testing/index.js'
 import { changedBounds, decode, meanDifference, pixelAt, renderedContrast } from '../test/pixels.js';
 import { durationBadgeZone, intersects, saturation, type Rgb } from './layout/index.js';
 import { Renderer } from './engine.js';
+import { renders } from './paint/backgrounds.js';
 import { DEFAULT_PIXEL_CACHE_BYTES, limitPixelCaches, pixelCaches } from './paint/caches.js';
 import { canvasBuffers, limitCanvasBuffers } from './paint/canvas.js';
 
@@ -285,15 +286,20 @@ describe('Renderer: packed backgrounds', () => {
     pixelCaches.backgrounds.resize(0);
     limitPixelCaches(DEFAULT_PIXEL_CACHE_BYTES);
   };
-
-  it('unpacks a background whose raw pixels were evicted, to the same bytes, rather than drawing it', async () => {
-    const job = jobSpec({ title: 'A background kept packed', outputFormat: 'png' });
+  /** Renders `job` with empty caches; its background is then the one packed entry, under `key`. */
+  const drawAndPack = async (job: ReturnType<typeof jobSpec>) => {
     pixelCaches.backgrounds.resize(0);
     pixelCaches.packedBackgrounds.resize(0);
     limitPixelCaches(DEFAULT_PIXEL_CACHE_BYTES);
     const drawn = (await renderer.render(job, {})).image;
     await vi.waitFor(() => expect(pixelCaches.packedBackgrounds.size).toBe(1));
     const [key] = [...pixelCaches.packedBackgrounds.keys()];
+    return { drawn, key: key! };
+  };
+
+  it('unpacks a background whose raw pixels were evicted, to the same bytes, rather than drawing it', async () => {
+    const job = jobSpec({ title: 'A background kept packed', outputFormat: 'png' });
+    const { drawn, key } = await drawAndPack(job);
     const { width, height } = dimensionsOf(job.format, job.model);
     // Packed to an eighth or less: smooth gradients and flat shapes deflate well.
     expect(pixelCaches.packedBackgrounds.cost).toBeLessThan((width * height * 3) / 4);
@@ -304,10 +310,44 @@ describe('Renderer: packed backgrounds', () => {
     // Whatever the packed entry holds is what the next render starts from: no new drawing.
     const green = Buffer.alloc(width * height * 3);
     for (let i = 1; i < green.length; i += 3) green[i] = 255;
-    pixelCaches.packedBackgrounds.set(key!, deflateRawSync(green), 1);
+    pixelCaches.packedBackgrounds.set(key, deflateRawSync(green), 1);
     evictRaw();
     const { canvas } = await renderer.compose(job, {});
     expect(pixelAt(canvas, 1, 1)).toEqual({ r: 0, g: 255, b: 0 });
     expect(pixelCaches.packedBackgrounds.size).toBe(1);
+  });
+
+  it('unpacks through a fresh buffer for a render on its own, and in place beside other renders', async () => {
+    const job = jobSpec({ title: 'Unpacked alone or in company', outputFormat: 'png' });
+    const { width, height } = dimensionsOf(job.format, job.model);
+    const unpackBuffers = (spy: { mock: { calls: unknown[][] } }) =>
+      spy.mock.calls.filter(([size]) => (size as number) > width * height * 3).length;
+    await drawAndPack(job);
+
+    evictRaw();
+    const alone = vi.spyOn(Buffer, 'allocUnsafe');
+    const first = (await renderer.render(job, {})).image;
+    expect(unpackBuffers(alone)).toBe(1);
+    alone.mockRestore();
+
+    evictRaw();
+    const together = vi.spyOn(Buffer, 'allocUnsafe');
+    const [a, b] = await Promise.all([renderer.render(job, {}), renderer.render(job, {})]);
+    expect(unpackBuffers(together)).toBe(0);
+    together.mockRestore();
+    expect(a.image.equals(first) && b.image.equals(first)).toBe(true);
+    expect(renders.inFlight).toBe(0);
+  });
+
+  it('draws a background again when its packed bytes do not unpack, and packs it anew', async () => {
+    const job = jobSpec({ title: 'A packed background gone bad', outputFormat: 'png' });
+    const { drawn, key } = await drawAndPack(job);
+    const garbage = Buffer.from('not a deflate stream at all');
+    pixelCaches.packedBackgrounds.set(key, garbage, garbage.length);
+
+    evictRaw();
+    expect((await renderer.render(job, {})).image.equals(drawn)).toBe(true);
+    await vi.waitFor(() => expect(pixelCaches.packedBackgrounds.get(key)).not.toBe(garbage));
+    expect(pixelCaches.packedBackgrounds.get(key)!.length).toBeGreaterThan(1000);
   });
 });

@@ -14,7 +14,7 @@ import {
   type Rect,
   type TextMeasurer,
 } from './layout/index.js';
-import { paintBackground } from './paint/backgrounds.js';
+import { paintBackground, renders } from './paint/backgrounds.js';
 import { canvasBuffers, copyCanvas, paintSprite, type Canvas } from './paint/canvas.js';
 import { titleColours } from './paint/contrast.js';
 import { logoAspect, logoSprites } from './paint/logo.js';
@@ -115,16 +115,21 @@ export class Renderer {
   };
 
   async render(job: JobSpec, inputs: RenderInputs, signal?: AbortSignal): Promise<RenderedImage> {
-    const { canvas } = await this.compose(job, inputs, { signal });
+    renders.inFlight++;
     try {
-      return {
-        image: await encode(canvas, job.outputFormat, signal),
-        width: canvas.width,
-        height: canvas.height,
-      };
+      const { canvas } = await this.compose(job, inputs, { signal });
+      try {
+        return {
+          image: await encode(canvas, job.outputFormat, signal),
+          width: canvas.width,
+          height: canvas.height,
+        };
+      } finally {
+        // Encoded or failed, libvips is done with the pixels and nothing else holds them.
+        canvasBuffers.give(canvas.data);
+      }
     } finally {
-      // Encoded or failed, libvips is done with the pixels and nothing else holds them.
-      canvasBuffers.give(canvas.data);
+      renders.inFlight--;
     }
   }
 

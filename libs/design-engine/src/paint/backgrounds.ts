@@ -1,5 +1,5 @@
 import { promisify } from 'node:util';
-import { deflateRaw, inflateRaw } from 'node:zlib';
+import { deflateRaw } from 'node:zlib';
 import sharp from 'sharp';
 import type { Design, WeightedColour } from '../layout/index.js';
 import { Calmness, crispLayer } from './background-shapes.js';
@@ -8,6 +8,7 @@ import { sceneOf } from './background-scene.js';
 import { checkpoint, shared } from './abort.js';
 import { canvasBuffers, type Canvas } from './canvas.js';
 import { backgroundReads, pixelCaches } from './caches.js';
+import { inflateInto } from './inflate-into.js';
 
 /**
  * Backgrounds depend on the canvas, the style's kind and palette, the template and a variant, not
@@ -16,9 +17,11 @@ import { backgroundReads, pixelCaches } from './caches.js';
  * pixels have made room for others.
  */
 const cache = pixelCaches.backgrounds;
+
+/** Renders running now in this process (`Renderer.render`), which decides where an unpack runs. */
+export const renders = { inFlight: 0 };
 const packed = pixelCaches.packedBackgrounds;
 const deflate = promisify(deflateRaw);
-const inflate = promisify(inflateRaw);
 
 /** Smooth layers (gradients, glows, blurred blobs) are drawn at this fraction and enlarged. */
 const SMOOTH_SCALE = 4;
@@ -61,8 +64,8 @@ function backgroundKey(design: Design, mirror: WeightedColour[] | null): string 
 }
 
 /**
- * A packed background's pixels, or a new one drawn and packed. Both (de)compress on libuv's threads,
- * beside the main thread's work; level 1, as the bytes are read back far more often than written.
+ * A packed background's pixels, or a new one drawn and packed. Packing runs on libuv's threads, beside
+ * the main thread's work, at level 1: the bytes are read back far more often than written.
  */
 async function unpackOrDraw(
   key: string,
@@ -73,12 +76,18 @@ async function unpackOrDraw(
 ): Promise<Buffer> {
   const kept = packed.get(key);
   if (kept) {
-    const unpacked = await inflate(kept, { chunkSize: bytes, maxOutputLength: bytes });
-    // Kept in a recycled buffer: the cache holds it until it is old, when only a full collection would
-    // free it, while the fresh one, dropped at once, goes with the next scavenge.
+    // Beside other renders, in place: a fresh buffer per unpack is what starts V8's full collections,
+    // and with the cores busy they cost the most. A render on its own unpacks on libuv's threads, so
+    // that the main thread is free for its request's other work, and the idle core runs the collector.
     const pixels = canvasBuffers.take(bytes);
-    unpacked.copy(pixels);
-    return pixels;
+    try {
+      await inflateInto(kept, pixels, { inPlace: renders.inFlight > 1 });
+      return pixels;
+    } catch {
+      // Not what was packed: drawn again below, and packed again.
+      canvasBuffers.give(pixels);
+      packed.delete(key);
+    }
   }
   const pixels = await drawBackground(design, mirror, signal);
   const packing = deflate(pixels, { level: 1 }).then(
