@@ -17,11 +17,11 @@ import { inflateInto } from './inflate-into.js';
  * pixels have made room for others.
  */
 const cache = pixelCaches.backgrounds;
+const packed = pixelCaches.packedBackgrounds;
+const deflate = promisify(deflateRaw);
 
 /** Renders running now in this process (`Renderer.render`), which decides where an unpack runs. */
 export const renders = { inFlight: 0 };
-const packed = pixelCaches.packedBackgrounds;
-const deflate = promisify(deflateRaw);
 
 /** Smooth layers (gradients, glows, blurred blobs) are drawn at this fraction and enlarged. */
 const SMOOTH_SCALE = 4;
