@@ -36,7 +36,7 @@ export function sceneOf(design: Design, mirror: WeightedColour[]): Scene {
 }
 
 /** mulberry32: the same seed always gives the same shapes. */
-function random(seed: number): () => number {
+export function random(seed: number): () => number {
   let state = seed >>> 0;
   return () => {
     state = (state + 0x6d2b79f5) >>> 0;

@@ -1,15 +1,13 @@
 import { deflateRawSync } from 'node:zlib';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { random } from './background-scene.js';
 import { inflateInto, inflatesInPlace } from './inflate-into.js';
 
 /** Pixels with a gradient and noise, the size of a small canvas: deflate shrinks them, not to nothing. */
-function pixels(bytes: number, seed = 1): Buffer {
+function pixels(bytes: number): Buffer {
+  const noise = random(1);
   const out = Buffer.alloc(bytes);
-  let state = seed;
-  for (let i = 0; i < bytes; i++) {
-    state = (state * 1103515245 + 12345) >>> 0;
-    out[i] = ((i >> 6) + (state >>> 29)) & 255;
-  }
+  for (let i = 0; i < bytes; i++) out[i] = ((i >> 6) + Math.floor(noise() * 8)) & 255;
   return out;
 }
 
