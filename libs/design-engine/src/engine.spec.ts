@@ -5,7 +5,7 @@ import { jobSpec, logoImage, photoImage, solidImage } from '../testing/index.js'
 import { changedBounds, decode, meanDifference, pixelAt, renderedContrast } from '../test/pixels.js';
 import { durationBadgeZone, intersects, saturation, type Rgb } from './layout/index.js';
 import { Renderer } from './engine.js';
-import { renders } from './paint/backgrounds.js';
+import { packsSettled, renders } from './paint/backgrounds.js';
 import { DEFAULT_PIXEL_CACHE_BYTES, limitPixelCaches, pixelCaches } from './paint/caches.js';
 import { canvasBuffers, limitCanvasBuffers } from './paint/canvas.js';
 
@@ -288,11 +288,14 @@ describe('Renderer: packed backgrounds', () => {
   };
   /** Renders `job` with empty caches; its background is then the one packed entry, under `key`. */
   const drawAndPack = async (job: ReturnType<typeof jobSpec>) => {
+    // Packs of earlier tests' backgrounds land first, not among this one's.
+    await packsSettled();
     pixelCaches.backgrounds.resize(0);
     pixelCaches.packedBackgrounds.resize(0);
     limitPixelCaches(DEFAULT_PIXEL_CACHE_BYTES);
     const drawn = (await renderer.render(job, {})).image;
-    await vi.waitFor(() => expect(pixelCaches.packedBackgrounds.size).toBe(1));
+    await packsSettled();
+    expect(pixelCaches.packedBackgrounds.size).toBe(1);
     const [key] = [...pixelCaches.packedBackgrounds.keys()];
     return { drawn, key: key! };
   };
@@ -347,7 +350,8 @@ describe('Renderer: packed backgrounds', () => {
 
     evictRaw();
     expect((await renderer.render(job, {})).image.equals(drawn)).toBe(true);
-    await vi.waitFor(() => expect(pixelCaches.packedBackgrounds.get(key)).not.toBe(garbage));
+    await packsSettled();
+    expect(pixelCaches.packedBackgrounds.get(key)).not.toBe(garbage);
     expect(pixelCaches.packedBackgrounds.get(key)!.length).toBeGreaterThan(1000);
   });
 });

@@ -23,6 +23,14 @@ const deflate = promisify(deflateRaw);
 /** Renders running now in this process (`Renderer.render`), which decides where an unpack runs. */
 export const renders = { inFlight: 0 };
 
+/** Backgrounds being packed now: they land in the packed cache after the render that drew them. */
+const packsInFlight = new Set<Promise<unknown>>();
+
+/** Resolves once every background being packed now is in the packed cache (or failed to pack). */
+export async function packsSettled(): Promise<void> {
+  await Promise.all(packsInFlight);
+}
+
 /** Smooth layers (gradients, glows, blurred blobs) are drawn at this fraction and enlarged. */
 const SMOOTH_SCALE = 4;
 
@@ -90,12 +98,14 @@ async function unpackOrDraw(
     }
   }
   const pixels = await drawBackground(design, mirror, signal);
-  const packing = deflate(pixels, { level: 1 }).then(
+  const pack = deflate(pixels, { level: 1 }).then(
     (deflated) => packed.set(key, deflated, deflated.length),
     () => undefined,
   );
+  packsInFlight.add(pack);
+  void pack.then(() => packsInFlight.delete(pack));
   // Evicted raw pixels are written over by the next render: not while they are being packed.
-  backgroundReads.set(pixels, packing);
+  backgroundReads.set(pixels, pack);
   return pixels;
 }
 
