@@ -36,11 +36,19 @@ describe('scanRange', () => {
     ['every record without a type filter', undefined, [0, 1, 2, 3, 4]],
     ['the wanted type, and one whose type needs the parser', ['a.kept'], [0, 2, 3]],
     ['none of a type no record has', ['z.none'], [3]],
+    ['none of a type as long as theirs that differs in its last byte', ['a.kepT'], [3]],
   ])('keeps %s', (_, wanted, expected) => {
     const { buf, positions } = segmentOf(types);
     const scan = scanRange(buf, positions, { types: wanted && new Set(wanted) });
     expect(scan.corrupt).toBeUndefined();
     expect(keptIndexes(scan.kept, buf, positions)).toEqual(expected);
+  });
+
+  it('keeps the wanted types only when fields of another are left unread', () => {
+    const { buf, positions } = segmentOf(types);
+    const unread = unreadFields({ 'a.kept': ['nested'] });
+    const scan = scanRange(buf, positions, { types: new Set(['b.skipped']), unread }, true);
+    expect(keptIndexes(scan.kept, buf, positions)).toEqual([1, 3, 4]);
   });
 
   it.each([

@@ -110,22 +110,6 @@ function typeStart(buf: Buffer, at: number, end: number): number {
 }
 
 /**
- * The event type of the record at `at` without parsing it, for reads that skip the types they do not
- * want (see `typeStart`). Undefined when the record does not open as `encodeRecord` writes it or
- * either string has an escape: the caller then parses the record to learn its type.
- */
-export function peekRecordType(buf: Buffer, at: number, length: number): string | undefined {
-  const end = at + HEADER_BYTES + length;
-  return typeFrom(buf, typeStart(buf, at, end), end);
-}
-
-/** The type string whose content starts at `start` (-1: no type); undefined when it has an escape. */
-function typeFrom(buf: Buffer, start: number, end: number): string | undefined {
-  const typeEnd = start < 0 ? -1 : plainStringEnd(buf, start, end);
-  return typeEnd < 0 ? undefined : buf.toString('utf8', start, typeEnd);
-}
-
-/**
  * Blanks a record's batch marker out of its JSON (`{"$batch":[3,8],"id":…` becomes spaces, which JSON
  * allows, then `{"id":…`), so that it parses into the envelope alone and is finished in place rather
  * than copied (`toStoredEvent`). Only in a buffer of the reader's own: its CRC no longer matches.
@@ -338,6 +322,45 @@ export interface RecordFilter {
   unread?: UnreadFields;
 }
 
+/** What a scan does with the records of one type: keep them or not, and cut which payload fields. */
+interface TypeRule {
+  wanted: boolean;
+  cuts?: readonly Buffer[];
+}
+
+/**
+ * A filter's rules by the bytes of their types' names: a scan matches each record's type where it
+ * lies, without decoding it into a string (a replay skips or keeps a million records by their type).
+ */
+class TypeRules {
+  private readonly byLength = new Map<number, { name: Buffer; rule: TypeRule }[]>();
+  private readonly unlisted: TypeRule;
+
+  constructor({ types, unread }: RecordFilter, owned: boolean) {
+    this.unlisted = { wanted: !types };
+    const cutsOf = (type: string) => (owned ? unread?.get(type) : undefined);
+    const listed = new Set([...(types ?? []), ...(owned && unread ? unread.keys() : [])]);
+    for (const type of listed) {
+      const name = Buffer.from(type);
+      const sameLength = this.byLength.get(name.length) ?? [];
+      sameLength.push({ name, rule: { wanted: !types || types.has(type), cuts: cutsOf(type) } });
+      this.byLength.set(name.length, sameLength);
+    }
+  }
+
+  /** Whether any type has a rule: else a scan need not look for the records' types. */
+  get any(): boolean {
+    return this.byLength.size > 0;
+  }
+
+  /** The rule of the type whose escape-free string content is `[start, stop)` of `buf`. */
+  of(buf: Buffer, start: number, stop: number): TypeRule {
+    const sameLength = this.byLength.get(stop - start);
+    if (sameLength) for (const { name, rule } of sameLength) if (holds(buf, start, stop, name)) return rule;
+    return this.unlisted;
+  }
+}
+
 /**
  * Checks every record of a range (`positions`: where each starts in `buf`) and keeps those that may
  * be of `filter.types` (all without it): a record whose type cannot be seen without parsing is kept
@@ -351,8 +374,8 @@ export function scanRange(
   filter: RecordFilter = {},
   owned = false,
 ): RangeScan {
-  const { types, unread } = filter;
-  const cuts = owned ? unread : undefined;
+  const rules = new TypeRules(filter, owned);
+  const typed = rules.any;
   const kept = new Uint32Array(positions.length * 3);
   let n = 0;
   for (let i = 0; i < positions.length; i++) {
@@ -360,15 +383,15 @@ export function scanRange(
     const check = checkFrame(buf, at, buf.length - at);
     if (!check.ok) return { kept: kept.subarray(0, n), corrupt: { index: i, reason: check.reason } };
     let length = check.length;
-    // Found once: the type decides, and the cut walks on from it.
+    // Found once: the type decides, and the cut walks on from it. A type with an escape is the parser's.
     const end = at + HEADER_BYTES + length;
-    const typeAt = types || cuts ? typeStart(buf, at, end) : -1;
-    const type = typeFrom(buf, typeAt, end);
-    if (types && type !== undefined && !types.has(type)) continue;
+    const typeAt = typed ? typeStart(buf, at, end) : -1;
+    const typeEnd = typeAt < 0 ? -1 : plainStringEnd(buf, typeAt, end);
+    const rule = typeEnd < 0 ? undefined : rules.of(buf, typeAt, typeEnd);
+    if (rule && !rule.wanted) continue;
     if (owned) {
       // The cut first: it finds the payload from the type, which the marker's blanking moves.
-      const fields = type === undefined ? undefined : cuts?.get(type);
-      if (fields) length = cutAfterType(buf, at, length, typeAt, fields);
+      if (rule?.cuts) length = cutAfterType(buf, at, length, typeAt, rule.cuts);
       dropBatchMarker(buf, at, length);
     }
     kept[n++] = i;

@@ -2,7 +2,7 @@ import { crc32 } from 'node:zlib';
 import type { EventEnvelope, StoredEvent } from '@thumbforge/contracts';
 import { HEADER_BYTES, MAX_RECORD_BYTES } from './frame-scan.js';
 
-export { checkFrame, HEADER_BYTES, MAX_RECORD_BYTES, peekRecordType, type FrameCheck } from './frame-scan.js';
+export { checkFrame, HEADER_BYTES, MAX_RECORD_BYTES, type FrameCheck } from './frame-scan.js';
 
 /**
  * A record of a multi-event append carries `$batch: [index, count]` so recovery can drop an append
