@@ -173,7 +173,8 @@ export function generateHistory(options: { events: number; accounts: number; pro
 }
 
 /**
- * Appends the history to a fresh topic and replays it `rounds` times. On Kafka a bare kafkajs
+ * Appends the history to a fresh topic (emptying its chunks, see `ReplayOptions.chunks`) and replays
+ * it `rounds` times. On Kafka a bare kafkajs
  * consumer reads the same topic after each replay, so the replay and its baseline alternate and a
  * machine that slows down between them moves both.
  */
@@ -251,8 +252,9 @@ export async function runClusterBench(options: ClusterBenchOptions): Promise<Clu
 
     const replay: ReplayMeasurement[] = [];
     if (options.replayLogs.length > 0) {
-      const history = generateHistory(options);
+      // One history per log (the same: it is seeded), as a replay hands its history over.
       if (options.replayLogs.includes('file')) {
+        const history = generateHistory(options);
         replay.push(await replayInto('file', await openFileLog(), history, progress, REPLAY_ROUNDS));
       }
       if (options.replayLogs.includes('kafka')) {
@@ -262,6 +264,7 @@ export async function runClusterBench(options: ClusterBenchOptions): Promise<Clu
           ownKafka = await startInfrastructure({ services: ['kafka'], onProgress: () => undefined });
           brokers = ownKafka.kafka.brokers;
         }
+        const history = generateHistory(options);
         replay.push(await replayInto('kafka', await openKafkaLog(brokers), history, progress, REPLAY_ROUNDS));
       }
     }
