@@ -174,9 +174,8 @@ export function generateHistory(options: { events: number; accounts: number; pro
 
 /**
  * Appends the history to a fresh topic (emptying its chunks, see `ReplayOptions.chunks`) and replays
- * it `rounds` times. On Kafka a bare kafkajs
- * consumer reads the same topic after each replay, so the replay and its baseline alternate and a
- * machine that slows down between them moves both.
+ * it `rounds` times. On Kafka a bare kafkajs consumer reads the same topic after each replay, so the
+ * replay and its baseline alternate and a machine that slows down between them moves both.
  */
 export async function replayInto(
   kind: ReplayLog,

@@ -16,11 +16,16 @@ import type { Progress, ProgressBar } from './progress.js';
 
 export type ReplayLog = 'file' | 'kafka';
 
-/** A full collection on demand, the bench's own process started without `--expose-gc`. */
-const collectGarbage = ((): (() => void) => {
-  setFlagsFromString('--expose-gc');
-  return runInNewContext('gc') as () => void;
-})();
+let gc: (() => void) | undefined;
+
+/** A full collection on demand: the bench's process is started without `--expose-gc`. */
+function collectGarbage(): void {
+  if (!gc) {
+    setFlagsFromString('--expose-gc');
+    gc = runInNewContext('gc') as () => void;
+  }
+  gc();
+}
 
 export interface ReplayOptions {
   /**
