@@ -98,12 +98,13 @@ async function unpackOrDraw(
     }
   }
   const pixels = await drawBackground(design, mirror, signal);
-  const pack = deflate(pixels, { level: 1 }).then(
-    (deflated) => packed.set(key, deflated, deflated.length),
-    () => undefined,
-  );
+  const pack: Promise<unknown> = deflate(pixels, { level: 1 })
+    .then(
+      (deflated) => packed.set(key, deflated, deflated.length),
+      () => undefined,
+    )
+    .finally(() => packsInFlight.delete(pack));
   packsInFlight.add(pack);
-  void pack.then(() => packsInFlight.delete(pack));
   // Evicted raw pixels are written over by the next render: not while they are being packed.
   backgroundReads.set(pixels, pack);
   return pixels;
