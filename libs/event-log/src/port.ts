@@ -104,8 +104,8 @@ export interface ReadOptions {
    * Payload fields the caller does not read, by event type (top-level fields of the payload). The log
    * may leave them out of the events it returns, before decoding them, or return the events whole: a
    * caller must read neither their presence nor their absence. The file log leaves them out of the
-   * long reads its range scanner prepares on another thread: a replay that folds a few fields of
-   * large events then decodes only those.
+   * long reads its range scanner prepares on another thread, Kafka out of those its fetch worker
+   * hands over: a replay that folds a few fields of large events then decodes only those.
    */
   unread?: Readonly<Record<string, readonly string[]>>;
 }

@@ -2,7 +2,13 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
-import { cutPayloadFields, RangeScanner, scanRange, unreadFields } from '../src/file/frame-scan.js';
+import {
+  cutEnvelopeFields,
+  cutPayloadFields,
+  RangeScanner,
+  scanRange,
+  unreadFields,
+} from '../src/file/frame-scan.js';
 import { encodeRecord, HEADER_BYTES, parseRecord, toStoredEvent } from '../src/file/frame.js';
 import type { EventEnvelope } from '@thumbforge/contracts';
 import { testEvent } from '../src/testing/index.js';
@@ -106,6 +112,28 @@ function cutOf(frame: Buffer, fields: readonly string[]): { json: string; length
   return { json: buf.toString('utf8', HEADER_BYTES, HEADER_BYTES + length), length };
 }
 
+/** Any payload, and any of its fields to cut. */
+const payloadAndFields = fc
+  .tuple(
+    fc.dictionary(fc.string({ unit: 'grapheme', maxLength: 6 }), fc.jsonValue({ maxDepth: 3 }), {
+      minKeys: 1,
+      maxKeys: 6,
+    }),
+    fc.array(fc.nat()),
+  )
+  .map(([payload, picks]) => {
+    const keys = Object.keys(payload);
+    return { payload, fields: [...new Set(picks.map((i) => keys[i % keys.length]))] };
+  });
+
+/** That a cut's JSON is `whole` without `fields` in its payload, members in order, and as long as the cut answered. */
+function expectCut(cut: { json: string; length: number }, whole: object, fields: readonly string[]): void {
+  const expected = JSON.parse(JSON.stringify(whole));
+  for (const field of fields) delete expected.payload[field];
+  expect(cut.length).toBe(Buffer.byteLength(cut.json));
+  expect(JSON.stringify(JSON.parse(cut.json))).toBe(JSON.stringify(expected));
+}
+
 describe('cutPayloadFields', () => {
   const event = testEvent(3, 'agg_1', { last: { quote: 'a "}" and a \\', list: [{}, [], '{'] } });
 
@@ -144,24 +172,11 @@ describe('cutPayloadFields', () => {
   });
 
   it('cuts any set of fields out of any payload, with or without a batch marker, leaving the rest equal', () => {
-    const payloads = fc.dictionary(
-      fc.string({ unit: 'grapheme', maxLength: 6 }),
-      fc.jsonValue({ maxDepth: 3 }),
-      {
-        minKeys: 1,
-        maxKeys: 6,
-      },
-    );
     fc.assert(
-      fc.property(payloads, fc.array(fc.nat()), fc.nat({ max: 3 }), (payload, picks, batch) => {
-        const keys = Object.keys(payload);
-        const fields = [...new Set(picks.map((i) => keys[i % keys.length]))];
+      fc.property(payloadAndFields, fc.nat({ max: 3 }), ({ payload, fields }, batch) => {
         const event = { ...testEvent(1), payload };
         const cut = cutOf(encodeRecord(event, 0, batch + 1), fields);
-        const expected = JSON.parse(JSON.stringify(batch > 0 ? { $batch: [0, batch + 1], ...event } : event));
-        for (const field of fields) delete expected.payload[field];
-        expect(cut.length).toBe(Buffer.byteLength(cut.json));
-        expect(JSON.stringify(JSON.parse(cut.json))).toBe(JSON.stringify(expected));
+        expectCut(cut, batch > 0 ? { $batch: [0, batch + 1], ...event } : event, fields);
       }),
       { numRuns: 500 },
     );
@@ -182,6 +197,80 @@ describe('cutPayloadFields', () => {
       events[1],
       without(events[2], ['nested', 'text']),
     ]);
+  });
+});
+
+/** Cuts `fields` out of an envelope's JSON set between other bytes; the JSON left, the length answered, what followed it. */
+function cutEnvelopeOf(
+  json: string,
+  fields: readonly string[],
+): { json: string; length: number; after: string } {
+  const bytes = Buffer.from(json);
+  const buf = Buffer.concat([Buffer.from('[['), bytes, Buffer.from(']]')]);
+  const length = cutEnvelopeFields(buf, 2, bytes.length, unreadFields({ t: fields }).get('t')!);
+  return {
+    json: buf.toString('utf8', 2, 2 + length),
+    length,
+    after: buf.toString('utf8', 2 + bytes.length),
+  };
+}
+
+/** The envelope's members in another order (`order` ranks them; ties keep theirs), as any producer may write them. */
+function reordered(event: EventEnvelope, order: readonly number[]): Record<string, unknown> {
+  const ranked = Object.entries(event).map((entry, i) => ({ entry, rank: order[i] ?? i }));
+  return Object.fromEntries(ranked.sort((a, b) => a.rank - b.rank).map(({ entry }) => entry));
+}
+
+describe('cutEnvelopeFields', () => {
+  const event = testEvent(3, 'agg_1', {
+    last: { quote: 'a "}" and a \\', list: [{}, [], '{'], payload: { n: 1 } },
+  });
+  const { payload, ...rest } = event;
+
+  it.each([
+    ['the first field', ['n']],
+    ['a nested object with an array', ['nested']],
+    ['the last field, holding a member named payload', ['last']],
+    ['every field', ['n', 'nested', 'text', 'last']],
+    ['the fields asked for that it has', ['text', 'missing']],
+  ])('cuts %s out of the payload and leaves the rest as it was', (_, fields) => {
+    const { json, length, after } = cutEnvelopeOf(JSON.stringify(event), fields);
+    expect(length).toBe(Buffer.byteLength(json));
+    expect(JSON.parse(json)).toStrictEqual(without(event, fields));
+    // The bytes past the JSON are where they were: the cut moves nothing beyond the length it is given.
+    expect(after.endsWith(']]')).toBe(true);
+  });
+
+  it.each([
+    ['first', { payload, ...rest }],
+    ['last', { ...rest, payload }],
+    ['after an object holding a member named payload', { headers: { payload: { n: 2 } }, payload, ...rest }],
+  ])('finds the payload wherever it lies among the members: %s', (_, envelope) => {
+    const { json } = cutEnvelopeOf(JSON.stringify(envelope), ['n']);
+    expect(JSON.parse(json)).toStrictEqual({ ...envelope, payload: without(event, ['n']).payload });
+  });
+
+  it.each([
+    ['an envelope without a payload', '{"id":"e","type":"t","headers":{"payload":{"n":1}}}'],
+    ['a payload that is not an object', '{"id":"e","payload":[{"n":1}]}'],
+    ['JSON cut short', '{"id":"e","type":"t","payload":{"n":1,"text":"ab'],
+    ['a string left open', '{"id":"e","payload":{"n":"1}}'],
+    ['something other than an object', '["payload",{"n":1}]'],
+    ['a member without its colon', '{"id" "e","payload":{"n":1}}'],
+  ])('leaves %s as it is', (_, json) => {
+    const { json: left, length } = cutEnvelopeOf(json, ['n']);
+    expect(length).toBe(Buffer.byteLength(json));
+    expect(left).toBe(json);
+  });
+
+  it('cuts any set of fields out of any payload of an envelope in any member order, leaving the rest equal', () => {
+    fc.assert(
+      fc.property(payloadAndFields, fc.array(fc.nat({ max: 9 })), ({ payload, fields }, order) => {
+        const envelope = reordered({ ...testEvent(1), payload }, order);
+        expectCut(cutEnvelopeOf(JSON.stringify(envelope), fields), envelope, fields);
+      }),
+      { numRuns: 500 },
+    );
   });
 });
 

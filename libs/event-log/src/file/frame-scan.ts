@@ -286,26 +286,62 @@ function cutAfterType(
   // The walk starts after the type, which `encodeRecord` writes second, and skips to the payload.
   const typeEnd = type < 0 ? -1 : stringEnd(buf, type - 1, end);
   const payloadAt = typeEnd < 0 ? -1 : laterMemberValue(buf, typeEnd, end, PAYLOAD_NAME);
-  const payloadEnd = payloadAt < 0 ? -1 : objectMembers(buf, payloadAt, end, payloadMembers);
-  if (payloadEnd < 0) return length;
+  return cutMembers(buf, payloadAt, end, fields) - start;
+}
+
+/**
+ * `cutPayloadFields` for an envelope's JSON alone, `[at, at + length)`, its members in any order (a
+ * Kafka record's value, `JSON.stringify` of the envelope): the walk goes member by member to the
+ * payload, passing over the values before it without looking into them.
+ */
+export function cutEnvelopeFields(
+  buf: Buffer,
+  at: number,
+  length: number,
+  fields: readonly Buffer[],
+): number {
+  const end = at + length;
+  return cutMembers(buf, memberValue(buf, at, end, PAYLOAD_NAME), end, fields) - at;
+}
+
+/** Where the value of the member named `name` of the object whose `{` is at `open` starts; -1 without one. */
+function memberValue(buf: Buffer, open: number, end: number, name: readonly Buffer[]): number {
+  if (buf[open] !== OPENING_BRACE) return -1;
+  const key = skipSpace(buf, open + 1, end);
+  if (buf[key] !== QUOTE) return -1;
+  const keyEnd = stringEnd(buf, key, end);
+  const value = valueAfter(buf, keyEnd, end);
+  if (value < 0 || isOneOf(buf, key, keyEnd, name)) return value;
+  const after = valueEnd(buf, value, end);
+  return after < 0 ? -1 : laterMemberValue(buf, after, end, name);
+}
+
+/**
+ * Cuts the members named `fields` out of the object whose `{` is at `open` (-1: none was found),
+ * moving the bytes up to `end` back over them, and answers where they now end: `end` when nothing
+ * was cut, or the object could not be walked.
+ */
+function cutMembers(buf: Buffer, open: number, end: number, fields: readonly Buffer[]): number {
+  const close = open < 0 ? -1 : objectMembers(buf, open, end, payloadMembers);
+  if (close < 0) return end;
   const cut = (m: number) => isOneOf(buf, payloadMembers[m], payloadMembers[m + 1], fields);
   let anyCut = false;
   for (let m = 0; m < payloadMembers.length && !anyCut; m += 4) anyCut = cut(m);
-  if (!anyCut) return length;
-  // The kept members, rewritten in place from the payload's `{`: the writes never overtake the reads,
+  if (!anyCut) return end;
+  // The kept members, rewritten in place from the object's `{`: the writes never overtake the reads,
   // and members before the first cut stay where they are.
-  let write = payloadAt + 1;
+  let write = open + 1;
   for (let m = 0; m < payloadMembers.length; m += 4) {
     if (cut(m)) continue;
-    if (write > payloadAt + 1) buf[write++] = COMMA;
+    if (write > open + 1) buf[write++] = COMMA;
     const keyAt = payloadMembers[m];
     const memberEnd = payloadMembers[m + 3];
     if (write !== keyAt) buf.copyWithin(write, keyAt, memberEnd);
     write += memberEnd - keyAt;
   }
   buf[write++] = CLOSING_BRACE;
-  buf.copyWithin(write, payloadEnd, end);
-  return write + (end - payloadEnd) - start;
+  buf.copyWithin(write, close, end);
+  return write + (end - close);
 }
 
 /** What checking a range found: the records to parse, and the first corrupt one, if any. */

@@ -255,8 +255,8 @@ export class KafkaEventLog implements EventLog {
   async *readBatches(topic: string, options: ReadOptions = {}): AsyncIterable<StoredEvent[]> {
     this.assertOpen();
     const types = typeFilter(options);
-    // Checked like the other logs', and not acted on: the events come whole (see `ReadOptions.unread`).
-    unreadFilter(options);
+    // Left out by a long read's fetch worker only: a read on this thread returns the events whole.
+    const unread = unreadFilter(options);
     const partitions = await this.topics.existing(topic);
     if (partitions === undefined) return;
     if (options.partition === undefined) {
@@ -276,7 +276,7 @@ export class KafkaEventLog implements EventLog {
       this.throwawayGroup('read'),
       topic,
       partition,
-      { from, end: Number(high), types },
+      { from, end: Number(high), types, unread },
       (stop) => {
         this.readers.add(stop);
         return () => this.readers.delete(stop);

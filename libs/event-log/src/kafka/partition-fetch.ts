@@ -10,6 +10,7 @@ import {
   type KafkaMessage,
   type PartitionAssigner,
 } from 'kafkajs';
+import type * as FrameScan from '../file/frame-scan.js';
 
 /**
  * Reading one partition's records through a consumer of a throwaway group, on the caller's thread
@@ -17,9 +18,10 @@ import {
  * fetches and its decoding of record batches take half of a replay's time, and in the worker they
  * run on another core while the caller parses and folds.
  *
- * The worker loads this very file, so it imports only Node's own modules and kafkajs (and its two
- * fixes of kafkajs, the request queue's and the record decoder's, by the file name this one has): from
- * the sources (tests) Node runs it with its types stripped, from `dist` as it was built.
+ * The worker loads this very file, so it imports only Node's own modules and kafkajs (and, by the
+ * file name this one has, its two fixes of kafkajs, the request queue's and the record decoder's, and
+ * the file log's payload cut): from the sources (tests) Node runs it with its types stripped, from
+ * `dist` as it was built.
  */
 
 /** The Kafka header that carries a record's event type: readers skip records by it unparsed. */
@@ -53,13 +55,36 @@ function onePartition(topic: string, partition: number): PartitionAssigner {
 }
 
 /**
- * Whether a record may be of one of `types`, from its event-type header (see `toMessage`), so that
- * the others are skipped unparsed. A record without the header is parsed and its envelope decides.
+ * Values by event type, looked up by a record's event-type header (see `toMessage`) as fetched: its
+ * bytes are matched against the types' names, grouped by length, rather than decoded into a string
+ * per record.
  */
-function wanted(types: ReadonlySet<string>, message: KafkaMessage): boolean {
+class ByEventType<T> {
+  private readonly byLength = new Map<number, { name: Buffer; value: T }[]>();
+  // Not a parameter property: the worker runs this file with its types stripped, which keeps no code.
+  private readonly byName: ReadonlyMap<string, T>;
+
+  constructor(byName: ReadonlyMap<string, T>) {
+    this.byName = byName;
+    for (const [type, value] of byName) {
+      const name = Buffer.from(type);
+      this.byLength.set(name.length, [...(this.byLength.get(name.length) ?? []), { name, value }]);
+    }
+  }
+
+  /** The value of the type a record's event-type header names; undefined for any other. */
+  of(header: NonNullable<KafkaMessage['headers']>[string]): T | undefined {
+    if (!Buffer.isBuffer(header)) return this.byName.get(String(header));
+    const sameLength = this.byLength.get(header.length);
+    if (sameLength) for (const { name, value } of sameLength) if (name.equals(header)) return value;
+    return undefined;
+  }
+}
+
+/** Whether a record may be of a wanted type: one without the header is parsed and its envelope decides. */
+function wanted(types: ByEventType<true>, message: KafkaMessage): boolean {
   const header = message.headers?.[EVENT_TYPE_HEADER];
-  if (header === undefined) return true;
-  return types.has(Buffer.isBuffer(header) ? header.toString('utf8') : String(header));
+  return header === undefined || types.of(header) !== undefined;
 }
 
 /**
@@ -71,7 +96,7 @@ function recordsToHand(
   messages: readonly KafkaMessage[],
   from: number,
   end: number,
-  types: ReadonlySet<string> | undefined,
+  types: ByEventType<true> | undefined,
 ): { kept: KafkaMessage[]; next: number } {
   const kept: KafkaMessage[] = [];
   let next = from;
@@ -106,7 +131,9 @@ export async function startPartitionRead(
   take: (kept: KafkaMessage[], next: number) => Promise<void>,
   onCrash: (error: Error) => void,
 ): Promise<Consumer> {
-  const { topic, partition, end, types } = range;
+  const { topic, partition, end } = range;
+  const types =
+    range.types && new ByEventType(new Map([...range.types].map((type) => [type, true as const])));
   const consumer = kafka.consumer({
     ...config,
     maxBytesPerPartition: READ_FETCH_BYTES,
@@ -153,6 +180,8 @@ export interface PartitionFetch {
   from: number;
   end: number;
   types?: readonly string[];
+  /** Payload fields the read leaves out, by type (`ReadOptions.unread`): the worker cuts them out of the values it hands over. */
+  unread?: Readonly<Record<string, readonly string[]>>;
 }
 
 /**
@@ -244,6 +273,9 @@ async function fetchPartition(port: MessagePort, fetch: PartitionFetch): Promise
   const { useLeanRecordDecoder } = (await sibling('record-decoder')) as { useLeanRecordDecoder(): boolean };
   fixKafkajsRequestQueue();
   useLeanRecordDecoder();
+  // The payload walk the file log's scanner cuts with: the caller then parses only what it folds.
+  const { cutEnvelopeFields, unreadFields } = (await sibling('../file/frame-scan')) as typeof FrameScan;
+  const cuts = fetch.unread && new ByEventType(unreadFields(fetch.unread));
   let untaken = 0;
   let onTaken: (() => void) | undefined;
   let stopping = false;
@@ -270,12 +302,20 @@ async function fetchPartition(port: MessagePort, fetch: PartitionFetch): Promise
     const records = new Float64Array(kept.length * 3);
     let at = 0;
     for (let i = 0; i < kept.length; i++) {
-      const { offset, value } = kept[i];
+      const { offset, value, headers } = kept[i];
       records[3 * i] = Number(offset);
       records[3 * i + 1] = at;
       // A record without a value (never one of ours) reads as length -1: the reader refuses it.
-      records[3 * i + 2] = value ? value.length : -1;
-      if (value) at += value.copy(values, at);
+      if (!value) {
+        records[3 * i + 2] = -1;
+        continue;
+      }
+      const copied = value.copy(values, at);
+      const header = cuts && headers?.[EVENT_TYPE_HEADER];
+      const fields = header === undefined ? undefined : cuts?.of(header);
+      const length = fields ? cutEnvelopeFields(values, at, copied, fields) : copied;
+      records[3 * i + 2] = length;
+      at += length;
     }
     const reply: Reply = { kind: 'records', values: values.buffer as ArrayBuffer, records, next };
     port.postMessage(reply, [reply.values, records.buffer as ArrayBuffer]);

@@ -82,7 +82,7 @@ export async function* readPartitionBatches(
   groupId: string,
   topic: string,
   partition: number,
-  range: { from: number; end: number; types?: ReadonlySet<string> },
+  range: { from: number; end: number; types?: ReadonlySet<string>; unread?: PartitionFetch['unread'] },
   register: (stop: (error: Error) => void) => () => void,
 ): AsyncGenerator<StoredEvent[]> {
   const { from, end, types } = range;
@@ -96,6 +96,7 @@ export async function* readPartitionBatches(
       from,
       end,
       types: types && [...types],
+      unread: range.unread,
     };
     const fetcher = fetcherFor(fetch);
     if (fetcher) {

@@ -271,6 +271,17 @@ describe('KafkaEventLog on a real broker', () => {
       expect(expected.length).toBeGreaterThan(0);
       expect(await collect(inWorker.read(topic, options))).toStrictEqual(expected);
     }
+    // Fields left unread: the worker cuts them out of the events of their type, this thread reads whole.
+    const unread = { 'test.happened': ['nested', 'text', 'absent'] };
+    const whole = await collect(inThread.read(topic, { unread }));
+    expect(whole).toStrictEqual(await collect(inThread.read(topic)));
+    const withoutUnread = ({ payload, ...event }: StoredEvent): StoredEvent => {
+      const { nested: _nested, text: _text, ...kept } = payload as Record<string, unknown>;
+      return { ...event, payload: kept };
+    };
+    expect(await collect(inWorker.read(topic, { unread }))).toStrictEqual(
+      whole.map((event) => (event.type === 'test.happened' ? withoutUnread(event) : event)),
+    );
     // A caller that stops after the first batch ends the worker's read; the log reads on.
     for await (const batch of inWorker.readBatches(topic, { partition: 0 })) {
       expect(batch.length).toBeGreaterThan(0);

@@ -222,6 +222,76 @@ describe("the lean record decoder against kafkajs' own", () => {
   });
 });
 
+describe('header keys read again', () => {
+  const batch: RecordBatchContext = {
+    firstOffset: '0',
+    firstTimestamp: '0',
+    maxTimestamp: '0',
+    timestampType: 0,
+    magicByte: 2,
+  };
+  const recordWith = (keys: (string | null)[]): Buffer =>
+    encodeRecord({
+      attributes: 0,
+      timestampDelta: 0n,
+      offsetDelta: 0,
+      key: null,
+      value: Buffer.from('{}'),
+      headers: keys.map((key, i) => [key, Buffer.from([i])]),
+    });
+  /** Decodes with `lean`, counting the keys it decoded into new strings rather than matched. */
+  const decodeCounting = (lean: StockDecoder, bytes: Buffer) => {
+    const decoder = new Decoder(bytes);
+    let decoded = 0;
+    const readVarIntString = decoder.readVarIntString.bind(decoder);
+    decoder.readVarIntString = () => {
+      decoded++;
+      return readVarIntString();
+    };
+    return { result: lean(decoder, batch), at: decoder.offset, decoded };
+  };
+  const known = ['event-type', 'event-id', '', 'ëvent ✓', 'k'.repeat(63)];
+
+  it('matches a key it has read before where it lies, and decodes it to what kafkajs does', () => {
+    const lean = leanRecordDecoder(Long as never);
+    const bytes = recordWith(known);
+    expect(decodeCounting(lean, bytes).decoded).toBe(known.length);
+    const again = decodeCounting(lean, bytes);
+    expect(again.decoded).toBe(0);
+    const expected = decodeBoth(bytes, batch).stock;
+    expectSameDecode({ result: again.result, at: again.at }, expected);
+  });
+
+  it.each([
+    ['a key that starts like a known one', ['event-typ', 'event-type-2']],
+    ['a key of the same length differing in its last byte', ['event-typf']],
+    ['a key of 64 bytes (two varint bytes)', ['k'.repeat(64)]],
+    ['a null key', [null]],
+  ])('decodes %s as kafkajs does', (_, keys) => {
+    const lean = leanRecordDecoder(Long as never);
+    decodeCounting(lean, recordWith(known));
+    const bytes = recordWith([...keys, ...known]);
+    const { result, at } = decodeCounting(lean, bytes);
+    expectSameDecode({ result, at }, decodeBoth(bytes, batch).stock);
+  });
+
+  it('decodes a known key cut short by the end of the bytes as kafkajs does', () => {
+    const lean = leanRecordDecoder(Long as never);
+    decodeCounting(lean, recordWith(known));
+    const whole = recordWith(['event-type']);
+    // Cut inside the key: one byte of the header count, one of the key's length, then four of its ten.
+    const bytes = whole.subarray(0, whole.indexOf('event-type') + 4);
+    const run = (decode: StockDecoder) => {
+      try {
+        return { result: decode(new Decoder(bytes), batch) };
+      } catch (error) {
+        return { error: (error as Error).constructor.name };
+      }
+    };
+    expectSameDecode(run(lean), run(stock));
+  });
+});
+
 describe('useLeanRecordDecoder', () => {
   /** In a fresh thread, as the fetch worker does: what kafkajs' record batch decoder then uses. */
   async function inFreshThread(
