@@ -125,7 +125,7 @@ class HeaderKeys {
   }
 }
 
-/** Whether `buffer` holds `bytes` at `at` (a short key: a loop costs less than a native compare). */
+/** Whether `buffer` holds `bytes` at `at`. */
 function sameBytes(buffer: Buffer, at: number, bytes: Buffer): boolean {
   for (let i = 0; i < bytes.length; i++) if (buffer[at + i] !== bytes[i]) return false;
   return true;
