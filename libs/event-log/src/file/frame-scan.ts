@@ -365,35 +365,62 @@ interface TypeRule {
 }
 
 /**
- * A filter's rules by the bytes of their types' names: a scan matches each record's type where it
- * lies, without decoding it into a string (a replay skips or keeps a million records by their type).
+ * Values by name, found by the name's bytes where they lie (grouped by length) rather than by
+ * decoding them into a string: a replay matches a million records' types this way, here and in
+ * Kafka's fetch worker (their event-type headers).
  */
+export class ByNameBytes<T> {
+  private readonly byLength = new Map<number, { name: Buffer; value: T }[]>();
+
+  constructor(entries: Iterable<readonly [string, T]>) {
+    for (const [type, value] of entries) {
+      const name = Buffer.from(type);
+      const sameLength = this.byLength.get(name.length) ?? [];
+      sameLength.push({ name, value });
+      this.byLength.set(name.length, sameLength);
+    }
+  }
+
+  /** Whether it holds no name. */
+  get empty(): boolean {
+    return this.byLength.size === 0;
+  }
+
+  /** The value of the name whose bytes are `[start, stop)` of `buf`; undefined for any other. */
+  of(buf: Buffer, start = 0, stop = buf.length): T | undefined {
+    const sameLength = this.byLength.get(stop - start);
+    if (sameLength) for (const { name, value } of sameLength) if (holds(buf, start, stop, name)) return value;
+    return undefined;
+  }
+}
+
+/** The set of `names`, by their bytes. */
+export function namesByBytes(names: Iterable<string>): ByNameBytes<true> {
+  return new ByNameBytes([...names].map((name) => [name, true] as const));
+}
+
+/** A filter's rules by the bytes of their types' names: a scan matches each record's type where it lies. */
 class TypeRules {
-  private readonly byLength = new Map<number, { name: Buffer; rule: TypeRule }[]>();
+  private readonly rules: ByNameBytes<TypeRule>;
   private readonly unlisted: TypeRule;
 
   constructor({ types, unread }: RecordFilter, owned: boolean) {
     this.unlisted = { wanted: !types };
     const cutsOf = (type: string) => (owned ? unread?.get(type) : undefined);
     const listed = new Set([...(types ?? []), ...(owned && unread ? unread.keys() : [])]);
-    for (const type of listed) {
-      const name = Buffer.from(type);
-      const sameLength = this.byLength.get(name.length) ?? [];
-      sameLength.push({ name, rule: { wanted: !types || types.has(type), cuts: cutsOf(type) } });
-      this.byLength.set(name.length, sameLength);
-    }
+    this.rules = new ByNameBytes(
+      [...listed].map((type) => [type, { wanted: !types || types.has(type), cuts: cutsOf(type) }] as const),
+    );
   }
 
   /** Whether any type has a rule: else a scan need not look for the records' types. */
   get any(): boolean {
-    return this.byLength.size > 0;
+    return !this.rules.empty;
   }
 
   /** The rule of the type whose escape-free string content is `[start, stop)` of `buf`. */
   of(buf: Buffer, start: number, stop: number): TypeRule {
-    const sameLength = this.byLength.get(stop - start);
-    if (sameLength) for (const { name, rule } of sameLength) if (holds(buf, start, stop, name)) return rule;
-    return this.unlisted;
+    return this.rules.of(buf, start, stop) ?? this.unlisted;
   }
 }
 

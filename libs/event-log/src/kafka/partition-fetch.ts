@@ -20,8 +20,8 @@ import type * as FrameScan from '../file/frame-scan.js';
  *
  * The worker loads this very file, so it imports only Node's own modules and kafkajs (and, by the
  * file name this one has, its two fixes of kafkajs, the request queue's and the record decoder's, and
- * the file log's payload cut): from the sources (tests) Node runs it with its types stripped, from
- * `dist` as it was built.
+ * the file log's payload cut and lookup by name bytes): from the sources (tests) Node runs it with its
+ * types stripped, from `dist` as it was built.
  */
 
 /** The Kafka header that carries a record's event type: readers skip records by it unparsed. */
@@ -54,37 +54,20 @@ function onePartition(topic: string, partition: number): PartitionAssigner {
   });
 }
 
+type Header = NonNullable<KafkaMessage['headers']>[string];
+
 /**
- * Values by event type, looked up by a record's event-type header (see `toMessage`) as fetched: its
- * bytes are matched against the types' names, grouped by length, rather than decoded into a string
- * per record.
+ * The value of a record's type in `byType`, from its event-type header (see `toMessage`) as fetched:
+ * its bytes are matched, not decoded into a string per record. Undefined for any other type.
  */
-class ByEventType<T> {
-  private readonly byLength = new Map<number, { name: Buffer; value: T }[]>();
-  // Not a parameter property: the worker runs this file with its types stripped, which keeps no code.
-  private readonly byName: ReadonlyMap<string, T>;
-
-  constructor(byName: ReadonlyMap<string, T>) {
-    this.byName = byName;
-    for (const [type, value] of byName) {
-      const name = Buffer.from(type);
-      this.byLength.set(name.length, [...(this.byLength.get(name.length) ?? []), { name, value }]);
-    }
-  }
-
-  /** The value of the type a record's event-type header names; undefined for any other. */
-  of(header: NonNullable<KafkaMessage['headers']>[string]): T | undefined {
-    if (!Buffer.isBuffer(header)) return this.byName.get(String(header));
-    const sameLength = this.byLength.get(header.length);
-    if (sameLength) for (const { name, value } of sameLength) if (name.equals(header)) return value;
-    return undefined;
-  }
+function ofHeader<T>(byType: FrameScan.ByNameBytes<T>, header: Header): T | undefined {
+  return byType.of(Buffer.isBuffer(header) ? header : Buffer.from(String(header)));
 }
 
 /** Whether a record may be of a wanted type: one without the header is parsed and its envelope decides. */
-function wanted(types: ByEventType<true>, message: KafkaMessage): boolean {
+function wanted(types: FrameScan.ByNameBytes<true>, message: KafkaMessage): boolean {
   const header = message.headers?.[EVENT_TYPE_HEADER];
-  return header === undefined || types.of(header) !== undefined;
+  return header === undefined || ofHeader(types, header) !== undefined;
 }
 
 /**
@@ -96,7 +79,7 @@ function recordsToHand(
   messages: readonly KafkaMessage[],
   from: number,
   end: number,
-  types: ByEventType<true> | undefined,
+  types: FrameScan.ByNameBytes<true> | undefined,
 ): { kept: KafkaMessage[]; next: number } {
   const kept: KafkaMessage[] = [];
   let next = from;
@@ -115,7 +98,7 @@ export interface PartitionRange {
   partition: number;
   from: number;
   end: number;
-  types?: ReadonlySet<string>;
+  types?: FrameScan.ByNameBytes<true>;
 }
 
 /**
@@ -131,9 +114,7 @@ export async function startPartitionRead(
   take: (kept: KafkaMessage[], next: number) => Promise<void>,
   onCrash: (error: Error) => void,
 ): Promise<Consumer> {
-  const { topic, partition, end } = range;
-  const types =
-    range.types && new ByEventType(new Map([...range.types].map((type) => [type, true as const])));
+  const { topic, partition, end, types } = range;
   const consumer = kafka.consumer({
     ...config,
     maxBytesPerPartition: READ_FETCH_BYTES,
@@ -274,8 +255,10 @@ async function fetchPartition(port: MessagePort, fetch: PartitionFetch): Promise
   fixKafkajsRequestQueue();
   useLeanRecordDecoder();
   // The payload walk the file log's scanner cuts with: the caller then parses only what it folds.
-  const { cutEnvelopeFields, unreadFields } = (await sibling('../file/frame-scan')) as typeof FrameScan;
-  const cuts = fetch.unread && new ByEventType(unreadFields(fetch.unread));
+  const { ByNameBytes, cutEnvelopeFields, namesByBytes, unreadFields } = (await sibling(
+    '../file/frame-scan',
+  )) as typeof FrameScan;
+  const cuts = fetch.unread && new ByNameBytes(unreadFields(fetch.unread));
   let untaken = 0;
   let onTaken: (() => void) | undefined;
   let stopping = false;
@@ -311,8 +294,8 @@ async function fetchPartition(port: MessagePort, fetch: PartitionFetch): Promise
         continue;
       }
       const copied = value.copy(values, at);
-      const header = cuts && headers?.[EVENT_TYPE_HEADER];
-      const fields = header === undefined ? undefined : cuts?.of(header);
+      const header = headers?.[EVENT_TYPE_HEADER];
+      const fields = cuts && header !== undefined ? ofHeader(cuts, header) : undefined;
       const length = fields ? cutEnvelopeFields(values, at, copied, fields) : copied;
       records[3 * i + 2] = length;
       at += length;
@@ -323,7 +306,7 @@ async function fetchPartition(port: MessagePort, fetch: PartitionFetch): Promise
     while (untaken >= FETCHES_AHEAD && !stopping) await new Promise<void>((resolve) => (onTaken = resolve));
   };
   const kafka = new Kafka({ ...fetch.client, logLevel: logLevel.NOTHING });
-  const range = { ...fetch, types: fetch.types && new Set(fetch.types) };
+  const range = { ...fetch, types: fetch.types && namesByBytes(fetch.types) };
   try {
     consumer = await startPartitionRead(kafka, fetch.consumer, range, hand, report);
   } catch (error) {

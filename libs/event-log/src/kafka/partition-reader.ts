@@ -1,5 +1,6 @@
 import type { StoredEvent } from '@thumbforge/contracts';
 import type { Consumer, ConsumerConfig, Kafka } from 'kafkajs';
+import { namesByBytes } from '../file/frame-scan.js';
 import { fromMessage, storedFromValue } from './codec.js';
 import { Handoff } from './handoff.js';
 import {
@@ -111,7 +112,7 @@ export async function* readPartitionBatches(
     consumer = await startPartitionRead(
       host.kafka,
       host.consumerConfig(groupId),
-      { topic, partition, from, end, types },
+      { topic, partition, from, end, types: types && namesByBytes(types) },
       async (kept, next) => {
         const events: StoredEvent[] = [];
         for (const message of kept) {
