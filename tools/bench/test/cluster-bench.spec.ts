@@ -215,6 +215,34 @@ describe('bench:cluster report', () => {
     ]);
   });
 
+  it('shows where each mode’s CPU went per request, and the throughput that leaves on the machine', () => {
+    const report = sampleReport();
+    const cpu = (ms: Record<string, number>, servers: string[] = []) => ({
+      connections: 2,
+      cores: 2,
+      requests: 8,
+      ms,
+      servers,
+    });
+    report.modes[0]!.cpu = cpu({ embedded: 80 });
+    report.modes[1]!.cpu = cpu(
+      { gateway: 20, rendering: 90, kafka: 30, ferretdb: 25, minio: 5, billing: 10 },
+      ['kafka', 'ferretdb', 'minio'],
+    );
+    const lines = formatClusterReport(report).split('\n');
+    const start = lines.findIndex((l) => l.startsWith('CPU per sync request'));
+    expect(lines.slice(start - 1, start + 5)).toEqual([
+      '',
+      "CPU per sync request at 2 connections (ms of user + system time from /proc, every thread; the bench's own client not counted):",
+      '  embedded    80.0 in all: embedded 80.0',
+      '  cluster    180.0 in all: rendering 90.0, kafka 30.0, ferretdb 25.0, gateway 20.0, billing 10.0, minio 5.0; servers 60.0',
+      '  on 2 cores, at most 25.0 requests/s embedded, 11.1 requests/s cluster',
+      "  0.8x embedded's 20.0 requests/s leaves the cluster 125.0 ms of CPU per request in all; its servers took 60.0",
+    ]);
+    // Measured in neither mode: no such lines.
+    expect(formatClusterReport(sampleReport())).not.toContain('CPU per sync request');
+  });
+
   it('fails the Kafka replay against a bare consumer that was slower than the replay itself', () => {
     const kafka = targetChecks(sampleReport(2_000)).find((c) =>
       c.target.startsWith('ledger replay from Kafka'),
@@ -262,6 +290,10 @@ describe('bench:cluster tiny run (embedded mode and the file log)', () => {
       expect(summary.p99).toBeGreaterThanOrEqual(summary.p90);
     }
     expect(embedded!.load[0]!.requestsPerSecond).toBeGreaterThan(0);
+    // The CPU of the one process over the load run, per request it answered.
+    expect(embedded!.cpu).toMatchObject({ connections: 2, requests: 4, servers: [] });
+    expect(Object.keys(embedded!.cpu!.ms)).toEqual(['embedded']);
+    expect(embedded!.cpu!.ms.embedded).toBeGreaterThan(0);
     // The resident memory of the one process, read from /proc after the mode's requests.
     expect(Object.keys(embedded!.rssMiB)).toEqual(['embedded']);
     expect(embedded!.rssMiB.embedded).toBeGreaterThan(50);

@@ -7,6 +7,7 @@ import { FileEventLog, type EventLog } from '@thumbforge/event-log';
 import { KafkaEventLog } from '@thumbforge/event-log/kafka';
 import { startInfrastructure, type RunningInfrastructure } from '@thumbforge/infra';
 import { billingHistory } from './billing-history.js';
+import { cpuPerRequest, type CpuPerRequest } from './cpu.js';
 import { hopSteps, readClusterEvents, type HopStep } from './hops.js';
 import { measureFenceCost, type FenceMeasurement } from './fence.js';
 import {
@@ -67,6 +68,8 @@ export interface ModeReport {
   hops?: HopStep[];
   /** One per entry of `connections`, in that order. */
   load: LoadResult[];
+  /** The CPU each process took per request in the first load run (`connections[0]`). */
+  cpu?: CpuPerRequest;
   async: LatencySummary;
   /** Resident memory of each service process after every request of the mode (MiB). */
   rssMiB: Record<string, number>;
@@ -118,14 +121,24 @@ async function measureMode(target: Target, options: ClusterBenchOptions): Promis
     ? hopSteps(answered, await readClusterEvents(target.kafkaBrokers))
     : undefined;
   const load: LoadResult[] = [];
-  for (const connections of options.connections) {
+  let cpu: CpuPerRequest | undefined;
+  const cpuProcesses = await target.cpuProcesses();
+  for (const [i, connections] of options.connections.entries()) {
     progress.note(`${target.mode}: ${options.loadRequests} sync requests over ${connections} connections`);
-    load.push(await syncUnderLoad(target.url, keys, connections, options.loadRequests));
+    const run = () => syncUnderLoad(target.url, keys, connections, options.loadRequests);
+    if (i > 0) {
+      load.push(await run());
+      continue;
+    }
+    // The first load run's CPU, process by process: what bounds the mode's throughput on this machine.
+    const measured = await cpuPerRequest(cpuProcesses, connections, run);
+    cpu = measured.cpu;
+    load.push(measured.result);
   }
   const async = await asyncEndToEnd(target.url, keys, options.asyncJobs, progress, `${target.mode} async`);
   const rssMiB: Record<string, number> = {};
   for (const [name, pid] of Object.entries(target.processes())) rssMiB[name] = await residentMiB(pid);
-  return { mode: target.mode, sync, hops, load, async, rssMiB };
+  return { mode: target.mode, sync, hops, load, cpu, async, rssMiB };
 }
 
 export interface OpenLog {

@@ -165,6 +165,44 @@ function bareReads(replay: ReplayMeasurement): string {
   return runs ? ` (${runs.map((ms) => perSecond(eventsPerSecond(replay.events, ms))).join(', ')})` : '';
 }
 
+const sum = (values: number[]) => values.reduce((a, b) => a + b, 0);
+
+/**
+ * Where each mode's CPU went per request in its first load run, and the throughput that bounds on
+ * this machine: with every core busy, a mode answers at most cores × 1,000 ms / its CPU per request.
+ */
+export function formatCpu(report: ClusterBenchReport): string[] {
+  const measured = report.modes.filter((m) => m.cpu);
+  if (measured.length === 0) return [];
+  const { connections, cores } = measured[0]!.cpu!;
+  const total = (m: ModeReport) => sum(Object.values(m.cpu!.ms));
+  const servers = (m: ModeReport) => sum(m.cpu!.servers.map((name) => m.cpu!.ms[name]!));
+  const lines = [
+    '',
+    `CPU per sync request at ${connections} connections (ms of user + system time from /proc, every thread; the bench's own client not counted):`,
+    ...measured.map((m) => {
+      const parts = Object.entries(m.cpu!.ms)
+        .sort(([, a], [, b]) => b - a)
+        .map(([name, ms]) => `${name} ${ms.toFixed(1)}`)
+        .join(', ');
+      const ofServers = m.cpu!.servers.length > 0 ? `; servers ${servers(m).toFixed(1)}` : '';
+      return `  ${m.mode.padEnd(9)} ${total(m).toFixed(1).padStart(6)} in all: ${parts}${ofServers}`;
+    }),
+    `  on ${cores} cores, at most ` +
+      measured.map((m) => `${((cores * 1000) / total(m)).toFixed(1)} requests/s ${m.mode}`).join(', '),
+  ];
+  const embedded = report.modes.find((m) => m.mode === 'embedded');
+  const cluster = report.modes.find((m) => m.mode === 'cluster');
+  if (embedded?.cpu && cluster?.cpu && cluster.cpu.servers.length > 0) {
+    const wanted = 0.8 * embedded.load[0]!.requestsPerSecond;
+    lines.push(
+      `  0.8x embedded's ${embedded.load[0]!.requestsPerSecond.toFixed(1)} requests/s leaves the cluster ` +
+        `${((cores * 1000) / wanted).toFixed(1)} ms of CPU per request in all; its servers took ${servers(cluster).toFixed(1)}`,
+    );
+  }
+  return lines;
+}
+
 /** The report as one plain-text table, with what was measured above it and the checks below. */
 export function formatClusterReport(report: ClusterBenchReport): string {
   const o = report.options;
@@ -219,6 +257,7 @@ export function formatClusterReport(report: ClusterBenchReport): string {
     line([...COLUMNS]),
     ...rows,
     ...hops,
+    ...formatCpu(report),
     ...startup,
     ...fence,
     '',

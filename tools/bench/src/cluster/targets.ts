@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freePort, SERVICES, spawnEntrypoint, startLocalCluster } from '@thumbforge/local-cluster';
+import type { CpuProcesses } from './cpu.js';
 
 export type Mode = 'embedded' | 'cluster';
 
@@ -15,6 +16,8 @@ export interface Target {
   adminToken: string;
   /** Each service process by name (cluster: the first replica of each), for their memory. */
   processes(): Record<string, number>;
+  /** Every process serving requests by name, servers included, for the CPU they take. */
+  cpuProcesses(): Promise<Record<string, CpuProcesses>>;
   /** The cluster's Kafka, which outlives `stopServices` (FerretDB and MinIO do not). */
   kafkaBrokers?: string[];
   /** Embedded: from spawning the process until `/health/ready` answered 200. */
@@ -110,10 +113,21 @@ export async function startEmbedded(options: { dataDir?: string } = {}): Promise
     url,
     adminToken,
     processes: () => ({ embedded: pid }),
+    cpuProcesses: async () => ({ embedded: { pids: [pid] } }),
     readyMs,
     stopServices: stop,
     stop,
   };
+}
+
+/** The servers a local cluster runs beside the services, by the name of their pid files (tools/infra). */
+const SERVERS = ['kafka', 'ferretdb', 'minio'] as const;
+
+/** The pid `tools/infra` recorded for a server it started, the leader of the server's process group. */
+async function serverPid(stateDir: string, server: (typeof SERVERS)[number]): Promise<number> {
+  const pid = Number((await readFile(join(stateDir, `${server}.pid`), 'utf8')).trim());
+  if (!Number.isSafeInteger(pid) || pid <= 0) throw new Error(`no pid of ${server} in ${stateDir}`);
+  return pid;
 }
 
 /**
@@ -133,6 +147,22 @@ export async function startCluster(env: Record<string, string> = {}): Promise<Ta
     kafkaBrokers: cluster.infra.kafka.brokers,
     processes: () =>
       Object.fromEntries(SERVICES.map((service) => [service, cluster.replicas[service][0]!.child.pid!])),
+    cpuProcesses: async () => ({
+      ...Object.fromEntries(
+        SERVICES.map((service) => [
+          service,
+          { pids: cluster.replicas[service].map((replica) => replica.child.pid!) },
+        ]),
+      ),
+      ...Object.fromEntries(
+        await Promise.all(
+          SERVERS.map(async (server) => [
+            server,
+            { pids: [await serverPid(cluster.infra.stateDir, server)], group: true },
+          ]),
+        ),
+      ),
+    }),
     stopServices: async () => {
       await Promise.all(SERVICES.map((service) => cluster.kill(service, 'SIGTERM')));
       // What runs after the services (the ledger replays) reads Kafka alone.

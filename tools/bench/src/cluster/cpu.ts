@@ -1,0 +1,87 @@
+import { execFileSync } from 'node:child_process';
+import { readdir, readFile } from 'node:fs/promises';
+import { availableParallelism } from 'node:os';
+
+/** Processes whose CPU counts under one name: their own pids, or (`group`) their whole process groups. */
+export interface CpuProcesses {
+  pids: number[];
+  /** Count every process of the groups these pids lead (a server started with `setsid`). */
+  group?: boolean;
+}
+
+/** The CPU a mode's processes took per request over a load run, from `/proc`. */
+export interface CpuPerRequest {
+  connections: number;
+  /** Cores of the machine (`availableParallelism`): what the processes shared. */
+  cores: number;
+  /** Requests answered 2xx in the run. */
+  requests: number;
+  /** ms of user + system CPU per request, by process name; the bench's own client is not among them. */
+  ms: Record<string, number>;
+  /** The names among `ms` that are servers the mode runs on (Kafka, FerretDB, MinIO), not its services. */
+  servers: string[];
+}
+
+let ticksPerSecond: number | undefined;
+
+/** `/proc` counts CPU time in clock ticks (`getconf CLK_TCK`, 100 on Linux as built today). */
+function ticks(): number {
+  ticksPerSecond ??= Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+  return ticksPerSecond;
+}
+
+interface ProcStat {
+  pid: number;
+  pgrp: number;
+  cpuMs: number;
+}
+
+/** `/proc/<pid>/stat` of a live process: all its threads' user + system time. */
+function parseStat(pid: number, text: string): ProcStat {
+  // The command name (field 2) may hold spaces and parentheses: count the fields after its last `)`.
+  const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
+  // fields[0] is field 3 (state): pgrp is field 5, utime 14, stime 15.
+  const cpuTicks = Number(fields[11]) + Number(fields[12]);
+  return { pid, pgrp: Number(fields[2]), cpuMs: (cpuTicks * 1000) / ticks() };
+}
+
+async function statOf(pid: number): Promise<ProcStat | undefined> {
+  const text = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => undefined);
+  return text === undefined ? undefined : parseStat(pid, text);
+}
+
+/** Every live process's stat: for the process groups of servers, whose children are counted too. */
+async function allStats(): Promise<ProcStat[]> {
+  const pids = (await readdir('/proc')).filter((name) => /^\d+$/.test(name)).map(Number);
+  return (await Promise.all(pids.map(statOf))).filter((stat) => stat !== undefined);
+}
+
+/** CPU time (ms) each named set of processes has taken so far; a process gone counts as nothing. */
+export async function cpuMsByName(processes: Record<string, CpuProcesses>): Promise<Record<string, number>> {
+  const groups = Object.values(processes).some((p) => p.group) ? await allStats() : [];
+  const result: Record<string, number> = {};
+  for (const [name, { pids, group }] of Object.entries(processes)) {
+    const stats = group
+      ? groups.filter((stat) => pids.includes(stat.pgrp))
+      : (await Promise.all(pids.map(statOf))).filter((stat) => stat !== undefined);
+    result[name] = stats.reduce((sum, stat) => sum + stat.cpuMs, 0);
+  }
+  return result;
+}
+
+/** Runs `load` and answers what it cost each named set of processes per request it got answered. */
+export async function cpuPerRequest<R extends { requests: number; failures: number }>(
+  processes: Record<string, CpuProcesses>,
+  connections: number,
+  load: () => Promise<R>,
+): Promise<{ cpu: CpuPerRequest; result: R }> {
+  const before = await cpuMsByName(processes);
+  const result = await load();
+  const after = await cpuMsByName(processes);
+  const requests = result.requests - result.failures;
+  const ms = Object.fromEntries(
+    Object.keys(processes).map((name) => [name, (after[name]! - before[name]!) / Math.max(1, requests)]),
+  );
+  const servers = Object.keys(processes).filter((name) => processes[name]!.group);
+  return { cpu: { connections, cores: availableParallelism(), requests, ms, servers }, result };
+}
