@@ -14,7 +14,13 @@ export {
   COLUMNS as CLUSTER_REPORT_COLUMNS,
   type TargetCheck,
 } from './cluster/report.js';
-export { cpuMsByName, cpuPerRequest, type CpuPerRequest, type CpuProcesses } from './cluster/cpu.js';
+export {
+  busyCores,
+  cpuMsByName,
+  cpuPerRequest,
+  type CpuPerRequest,
+  type CpuProcesses,
+} from './cluster/cpu.js';
 export { hopSteps, readClusterEvents, type HopStep, type TimedEvent } from './cluster/hops.js';
 export { measureStartup, type StartupMeasurement, type StartupOptions } from './startup/startup.js';
 export { formatStartup, startupChecks, STARTUP_TARGET_MS } from './startup/report.js';

@@ -217,23 +217,37 @@ describe('bench:cluster report', () => {
 
   it('shows where each mode’s CPU went per request, and the throughput that leaves on the machine', () => {
     const report = sampleReport();
-    const cpu = (ms: Record<string, number>, servers: string[] = []) => ({
-      connections: 2,
+    const cpu = (
+      connections: number,
+      wallMs: number,
+      ms: Record<string, number>,
+      servers: string[] = [],
+    ) => ({
+      connections,
       cores: 2,
       requests: 8,
+      wallMs,
       ms,
       servers,
     });
-    report.modes[0]!.cpu = cpu({ embedded: 80 });
+    // One at a time, 8 requests of 50 ms CPU in 400 ms: one core busy; of 180 ms in 960 ms: 1.5.
+    report.modes[0]!.cpuOneAtATime = cpu(1, 400, { embedded: 50 });
+    report.modes[1]!.cpuOneAtATime = cpu(1, 960, { rendering: 100, kafka: 80 }, ['kafka']);
+    report.modes[0]!.cpu = cpu(2, 320, { embedded: 80 });
     report.modes[1]!.cpu = cpu(
+      2,
+      720,
       { gateway: 20, rendering: 90, kafka: 30, ferretdb: 25, minio: 5, billing: 10 },
       ['kafka', 'ferretdb', 'minio'],
     );
     const lines = formatClusterReport(report).split('\n');
     const start = lines.findIndex((l) => l.startsWith('CPU per sync request'));
-    expect(lines.slice(start - 1, start + 5)).toEqual([
+    expect(lines.slice(start - 1, start + 8)).toEqual([
       '',
-      "CPU per sync request at 2 connections (ms of user + system time from /proc, every thread; the bench's own client not counted):",
+      "CPU per sync request (ms of user + system time from /proc, every thread; the bench's own client not counted):",
+      '  one at a time: embedded 50.0 in all, 1.00 of 2 cores busy on average; cluster 180.0 in all, 1.50 of 2 cores busy on average',
+      '  one after another, a request cannot average under its CPU over the cores: 25.0 ms embedded, 90.0 ms cluster',
+      '  at 2 connections:',
       '  embedded    80.0 in all: embedded 80.0',
       '  cluster    180.0 in all: rendering 90.0, kafka 30.0, ferretdb 25.0, gateway 20.0, billing 10.0, minio 5.0; servers 60.0',
       '  on 2 cores, at most 25.0 requests/s embedded, 11.1 requests/s cluster',
@@ -292,8 +306,12 @@ describe('bench:cluster tiny run (embedded mode and the file log)', () => {
     expect(embedded!.load[0]!.requestsPerSecond).toBeGreaterThan(0);
     // The CPU of the one process over the load run, per request it answered.
     expect(embedded!.cpu).toMatchObject({ connections: 2, requests: 4, servers: [] });
-    expect(Object.keys(embedded!.cpu!.ms)).toEqual(['embedded']);
-    expect(embedded!.cpu!.ms.embedded).toBeGreaterThan(0);
+    expect(embedded!.cpuOneAtATime).toMatchObject({ connections: 1, requests: 3, servers: [] });
+    for (const cpu of [embedded!.cpu!, embedded!.cpuOneAtATime!]) {
+      expect(Object.keys(cpu.ms)).toEqual(['embedded']);
+      expect(cpu.ms.embedded).toBeGreaterThan(0);
+      expect(cpu.wallMs).toBeGreaterThan(0);
+    }
     // The resident memory of the one process, read from /proc after the mode's requests.
     expect(Object.keys(embedded!.rssMiB)).toEqual(['embedded']);
     expect(embedded!.rssMiB.embedded).toBeGreaterThan(50);

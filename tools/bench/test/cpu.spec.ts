@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { afterEach, describe, expect, it } from 'vitest';
-import { cpuMsByName, cpuPerRequest } from '../src/index.js';
+import { busyCores, cpuMsByName, cpuPerRequest } from '../src/index.js';
 
 /** Spins until this process has used `ms` of CPU, then says so and idles until killed. */
 const SPIN = (ms: number) =>
@@ -71,6 +71,7 @@ describe('cpuPerRequest', () => {
         while (process.cpuUsage().user + process.cpuUsage().system < until) spinner++;
         return { requests: 10, failures: 2 };
       },
+      (r) => r.requests - r.failures,
     );
     expect(spinner).toBeGreaterThan(0);
     expect(result).toEqual({ requests: 10, failures: 2 });
@@ -79,5 +80,9 @@ describe('cpuPerRequest', () => {
     // 400 ms over 8 answered requests, give or take a clock tick on each side.
     expect(cpu.ms.bench).toBeGreaterThanOrEqual(48);
     expect(cpu.ms.bench).toBeLessThan(80);
+    // Busy cores: the run's CPU in all over its wall time.
+    expect(cpu.wallMs).toBeGreaterThan(0);
+    expect(busyCores(cpu)).toBeGreaterThan(0);
+    expect(busyCores(cpu)).toBeCloseTo((cpu.ms.bench! * 8) / cpu.wallMs, 6);
   });
 });

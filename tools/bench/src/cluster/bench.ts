@@ -70,6 +70,8 @@ export interface ModeReport {
   load: LoadResult[];
   /** The CPU each process took per request in the first load run (`connections[0]`). */
   cpu?: CpuPerRequest;
+  /** The same over the sync requests one at a time (`sync`). */
+  cpuOneAtATime?: CpuPerRequest;
   async: LatencySummary;
   /** Resident memory of each service process after every request of the mode (MiB). */
   rssMiB: Record<string, number>;
@@ -108,13 +110,13 @@ async function measureMode(target: Target, options: ClusterBenchOptions): Promis
     await asyncEndToEnd(target.url, keys, options.warmup, progress, `${target.mode} warm-up async`);
   }
   const answered: AnsweredRequest[] = [];
-  const sync = await sequentialSync(
-    target.url,
-    keys,
-    options.sequential,
-    progress,
-    `${target.mode} sync`,
-    answered,
+  const cpuProcesses = await target.cpuProcesses();
+  // The CPU of requests one at a time: how much of the machine a single request keeps busy.
+  const { cpu: cpuOneAtATime, result: sync } = await cpuPerRequest(
+    cpuProcesses,
+    1,
+    () => sequentialSync(target.url, keys, options.sequential, progress, `${target.mode} sync`, answered),
+    (summary) => summary.samples,
   );
   // Read now, before the load runs add their events: the profile is of requests one at a time.
   const hops = target.kafkaBrokers
@@ -122,7 +124,6 @@ async function measureMode(target: Target, options: ClusterBenchOptions): Promis
     : undefined;
   const load: LoadResult[] = [];
   let cpu: CpuPerRequest | undefined;
-  const cpuProcesses = await target.cpuProcesses();
   for (const [i, connections] of options.connections.entries()) {
     progress.note(`${target.mode}: ${options.loadRequests} sync requests over ${connections} connections`);
     const run = () => syncUnderLoad(target.url, keys, connections, options.loadRequests);
@@ -131,14 +132,14 @@ async function measureMode(target: Target, options: ClusterBenchOptions): Promis
       continue;
     }
     // The first load run's CPU, process by process: what bounds the mode's throughput on this machine.
-    const measured = await cpuPerRequest(cpuProcesses, connections, run);
+    const measured = await cpuPerRequest(cpuProcesses, connections, run, (r) => r.requests - r.failures);
     cpu = measured.cpu;
     load.push(measured.result);
   }
   const async = await asyncEndToEnd(target.url, keys, options.asyncJobs, progress, `${target.mode} async`);
   const rssMiB: Record<string, number> = {};
   for (const [name, pid] of Object.entries(target.processes())) rssMiB[name] = await residentMiB(pid);
-  return { mode: target.mode, sync, hops, load, cpu, async, rssMiB };
+  return { mode: target.mode, sync, hops, load, cpu, cpuOneAtATime, async, rssMiB };
 }
 
 export interface OpenLog {

@@ -9,13 +9,16 @@ export interface CpuProcesses {
   group?: boolean;
 }
 
-/** The CPU a mode's processes took per request over a load run, from `/proc`. */
+/** The CPU a mode's processes took per request over a run of requests, from `/proc`. */
 export interface CpuPerRequest {
+  /** Requests in flight at once (1: one at a time). */
   connections: number;
   /** Cores of the machine (`availableParallelism`): what the processes shared. */
   cores: number;
   /** Requests answered 2xx in the run. */
   requests: number;
+  /** The run's wall time: beside the CPU, how many cores its processes kept busy on average. */
+  wallMs: number;
   /** ms of user + system CPU per request, by process name; the bench's own client is not among them. */
   ms: Record<string, number>;
   /** The names among `ms` that are servers the mode runs on (Kafka, FerretDB, MinIO), not its services. */
@@ -69,19 +72,28 @@ export async function cpuMsByName(processes: Record<string, CpuProcesses>): Prom
   return result;
 }
 
-/** Runs `load` and answers what it cost each named set of processes per request it got answered. */
-export async function cpuPerRequest<R extends { requests: number; failures: number }>(
+/** Runs `run` and answers what it cost each named set of processes per request it got `answered`. */
+export async function cpuPerRequest<R>(
   processes: Record<string, CpuProcesses>,
   connections: number,
-  load: () => Promise<R>,
+  run: () => Promise<R>,
+  answered: (result: R) => number,
 ): Promise<{ cpu: CpuPerRequest; result: R }> {
   const before = await cpuMsByName(processes);
-  const result = await load();
+  const started = performance.now();
+  const result = await run();
+  const wallMs = performance.now() - started;
   const after = await cpuMsByName(processes);
-  const requests = result.requests - result.failures;
+  const requests = answered(result);
   const ms = Object.fromEntries(
     Object.keys(processes).map((name) => [name, (after[name]! - before[name]!) / Math.max(1, requests)]),
   );
   const servers = Object.keys(processes).filter((name) => processes[name]!.group);
-  return { cpu: { connections, cores: availableParallelism(), requests, ms, servers }, result };
+  return { cpu: { connections, cores: availableParallelism(), requests, wallMs, ms, servers }, result };
+}
+
+/** On average over the run, how many cores its processes kept busy. */
+export function busyCores(cpu: CpuPerRequest): number {
+  const totalMs = Object.values(cpu.ms).reduce((a, b) => a + b, 0) * cpu.requests;
+  return cpu.wallMs > 0 ? totalMs / cpu.wallMs : 0;
 }

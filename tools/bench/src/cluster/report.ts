@@ -1,5 +1,6 @@
 import type { ClusterBenchReport, ModeReport } from './bench.js';
 import { formatFenceReport } from './fence.js';
+import { busyCores, type CpuPerRequest } from './cpu.js';
 import { WARMUP_CONNECTIONS } from './latency.js';
 import type { ReplayMeasurement } from './replay.js';
 import { formatStartup, startupChecks } from '../startup/report.js';
@@ -168,36 +169,58 @@ function bareReads(replay: ReplayMeasurement): string {
 const sum = (values: number[]) => values.reduce((a, b) => a + b, 0);
 
 /**
- * Where each mode's CPU went per request in its first load run, and the throughput that bounds on
- * this machine: with every core busy, a mode answers at most cores × 1,000 ms / its CPU per request.
+ * Where each mode's CPU went per request, one at a time and in its first load run, and the throughput
+ * that bounds on this machine: with every core busy, a mode answers at most cores × 1,000 ms / its
+ * CPU per request.
  */
 export function formatCpu(report: ClusterBenchReport): string[] {
   const measured = report.modes.filter((m) => m.cpu);
-  if (measured.length === 0) return [];
-  const { connections, cores } = measured[0]!.cpu!;
-  const total = (m: ModeReport) => sum(Object.values(m.cpu!.ms));
-  const servers = (m: ModeReport) => sum(m.cpu!.servers.map((name) => m.cpu!.ms[name]!));
+  const oneAtATime = report.modes.filter((m) => m.cpuOneAtATime);
+  if (measured.length === 0 && oneAtATime.length === 0) return [];
+  const total = (cpu: CpuPerRequest) => sum(Object.values(cpu.ms));
+  const servers = (cpu: CpuPerRequest) => sum(cpu.servers.map((name) => cpu.ms[name]!));
   const lines = [
     '',
-    `CPU per sync request at ${connections} connections (ms of user + system time from /proc, every thread; the bench's own client not counted):`,
+    "CPU per sync request (ms of user + system time from /proc, every thread; the bench's own client not counted):",
+  ];
+  if (oneAtATime.length > 0) {
+    const parts = oneAtATime.map((m) => {
+      const cpu = m.cpuOneAtATime!;
+      return `${m.mode} ${total(cpu).toFixed(1)} in all, ${busyCores(cpu).toFixed(2)} of ${cpu.cores} cores busy on average`;
+    });
+    lines.push(`  one at a time: ${parts.join('; ')}`);
+    // Each request's work, and what trails it, shares the cores with the next: in a closed loop the
+    // mean request cannot be shorter than its CPU spread over every core.
+    const floors = oneAtATime.map(
+      (m) => `${(total(m.cpuOneAtATime!) / m.cpuOneAtATime!.cores).toFixed(1)} ms ${m.mode}`,
+    );
+    lines.push(
+      `  one after another, a request cannot average under its CPU over the cores: ${floors.join(', ')}`,
+    );
+  }
+  if (measured.length === 0) return lines;
+  const { connections, cores } = measured[0]!.cpu!;
+  lines.push(
+    `  at ${connections} connections:`,
     ...measured.map((m) => {
-      const parts = Object.entries(m.cpu!.ms)
+      const cpu = m.cpu!;
+      const parts = Object.entries(cpu.ms)
         .sort(([, a], [, b]) => b - a)
         .map(([name, ms]) => `${name} ${ms.toFixed(1)}`)
         .join(', ');
-      const ofServers = m.cpu!.servers.length > 0 ? `; servers ${servers(m).toFixed(1)}` : '';
-      return `  ${m.mode.padEnd(9)} ${total(m).toFixed(1).padStart(6)} in all: ${parts}${ofServers}`;
+      const ofServers = cpu.servers.length > 0 ? `; servers ${servers(cpu).toFixed(1)}` : '';
+      return `  ${m.mode.padEnd(9)} ${total(cpu).toFixed(1).padStart(6)} in all: ${parts}${ofServers}`;
     }),
     `  on ${cores} cores, at most ` +
-      measured.map((m) => `${((cores * 1000) / total(m)).toFixed(1)} requests/s ${m.mode}`).join(', '),
-  ];
+      measured.map((m) => `${((cores * 1000) / total(m.cpu!)).toFixed(1)} requests/s ${m.mode}`).join(', '),
+  );
   const embedded = report.modes.find((m) => m.mode === 'embedded');
   const cluster = report.modes.find((m) => m.mode === 'cluster');
   if (embedded?.cpu && cluster?.cpu && cluster.cpu.servers.length > 0) {
     const wanted = 0.8 * embedded.load[0]!.requestsPerSecond;
     lines.push(
       `  0.8x embedded's ${embedded.load[0]!.requestsPerSecond.toFixed(1)} requests/s leaves the cluster ` +
-        `${((cores * 1000) / wanted).toFixed(1)} ms of CPU per request in all; its servers took ${servers(cluster).toFixed(1)}`,
+        `${((cores * 1000) / wanted).toFixed(1)} ms of CPU per request in all; its servers took ${servers(cluster.cpu).toFixed(1)}`,
     );
   }
   return lines;
