@@ -34,23 +34,22 @@ function ticks(): number {
 }
 
 interface ProcStat {
-  pid: number;
   pgrp: number;
   cpuMs: number;
 }
 
 /** `/proc/<pid>/stat` of a live process: all its threads' user + system time. */
-function parseStat(pid: number, text: string): ProcStat {
+function parseStat(text: string): ProcStat {
   // The command name (field 2) may hold spaces and parentheses: count the fields after its last `)`.
   const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
   // fields[0] is field 3 (state): pgrp is field 5, utime 14, stime 15.
   const cpuTicks = Number(fields[11]) + Number(fields[12]);
-  return { pid, pgrp: Number(fields[2]), cpuMs: (cpuTicks * 1000) / ticks() };
+  return { pgrp: Number(fields[2]), cpuMs: (cpuTicks * 1000) / ticks() };
 }
 
 async function statOf(pid: number): Promise<ProcStat | undefined> {
   const text = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => undefined);
-  return text === undefined ? undefined : parseStat(pid, text);
+  return text === undefined ? undefined : parseStat(text);
 }
 
 /** Every live process's stat: for the process groups of servers, whose children are counted too. */
@@ -92,8 +91,12 @@ export async function cpuPerRequest<R>(
   return { cpu: { connections, cores: availableParallelism(), requests, wallMs, ms, servers }, result };
 }
 
+/** The CPU of every process of the run per request, in ms. */
+export function totalMsPerRequest(cpu: CpuPerRequest): number {
+  return Object.values(cpu.ms).reduce((a, b) => a + b, 0);
+}
+
 /** On average over the run, how many cores its processes kept busy. */
 export function busyCores(cpu: CpuPerRequest): number {
-  const totalMs = Object.values(cpu.ms).reduce((a, b) => a + b, 0) * cpu.requests;
-  return cpu.wallMs > 0 ? totalMs / cpu.wallMs : 0;
+  return cpu.wallMs > 0 ? (totalMsPerRequest(cpu) * cpu.requests) / cpu.wallMs : 0;
 }

@@ -1,6 +1,6 @@
 import type { ClusterBenchReport, ModeReport } from './bench.js';
 import { formatFenceReport } from './fence.js';
-import { busyCores, type CpuPerRequest } from './cpu.js';
+import { busyCores, totalMsPerRequest, type CpuPerRequest } from './cpu.js';
 import { WARMUP_CONNECTIONS } from './latency.js';
 import type { ReplayMeasurement } from './replay.js';
 import { formatStartup, startupChecks } from '../startup/report.js';
@@ -166,8 +166,6 @@ function bareReads(replay: ReplayMeasurement): string {
   return runs ? ` (${runs.map((ms) => perSecond(eventsPerSecond(replay.events, ms))).join(', ')})` : '';
 }
 
-const sum = (values: number[]) => values.reduce((a, b) => a + b, 0);
-
 /**
  * Where each mode's CPU went per request, one at a time and in its first load run, and the throughput
  * that bounds on this machine: with every core busy, a mode answers at most cores × 1,000 ms / its
@@ -177,8 +175,7 @@ export function formatCpu(report: ClusterBenchReport): string[] {
   const measured = report.modes.filter((m) => m.cpu);
   const oneAtATime = report.modes.filter((m) => m.cpuOneAtATime);
   if (measured.length === 0 && oneAtATime.length === 0) return [];
-  const total = (cpu: CpuPerRequest) => sum(Object.values(cpu.ms));
-  const servers = (cpu: CpuPerRequest) => sum(cpu.servers.map((name) => cpu.ms[name]!));
+  const servers = (cpu: CpuPerRequest) => cpu.servers.reduce((ms, name) => ms + cpu.ms[name]!, 0);
   const lines = [
     '',
     "CPU per sync request (ms of user + system time from /proc, every thread; the bench's own client not counted):",
@@ -186,13 +183,13 @@ export function formatCpu(report: ClusterBenchReport): string[] {
   if (oneAtATime.length > 0) {
     const parts = oneAtATime.map((m) => {
       const cpu = m.cpuOneAtATime!;
-      return `${m.mode} ${total(cpu).toFixed(1)} in all, ${busyCores(cpu).toFixed(2)} of ${cpu.cores} cores busy on average`;
+      return `${m.mode} ${totalMsPerRequest(cpu).toFixed(1)} in all, ${busyCores(cpu).toFixed(2)} of ${cpu.cores} cores busy on average`;
     });
     lines.push(`  one at a time: ${parts.join('; ')}`);
     // Each request's work, and what trails it, shares the cores with the next: in a closed loop the
     // mean request cannot be shorter than its CPU spread over every core.
     const floors = oneAtATime.map(
-      (m) => `${(total(m.cpuOneAtATime!) / m.cpuOneAtATime!.cores).toFixed(1)} ms ${m.mode}`,
+      (m) => `${(totalMsPerRequest(m.cpuOneAtATime!) / m.cpuOneAtATime!.cores).toFixed(1)} ms ${m.mode}`,
     );
     lines.push(
       `  one after another, a request cannot average under its CPU over the cores: ${floors.join(', ')}`,
@@ -209,10 +206,12 @@ export function formatCpu(report: ClusterBenchReport): string[] {
         .map(([name, ms]) => `${name} ${ms.toFixed(1)}`)
         .join(', ');
       const ofServers = cpu.servers.length > 0 ? `; servers ${servers(cpu).toFixed(1)}` : '';
-      return `  ${m.mode.padEnd(9)} ${total(cpu).toFixed(1).padStart(6)} in all: ${parts}${ofServers}`;
+      return `  ${m.mode.padEnd(9)} ${totalMsPerRequest(cpu).toFixed(1).padStart(6)} in all: ${parts}${ofServers}`;
     }),
     `  on ${cores} cores, at most ` +
-      measured.map((m) => `${((cores * 1000) / total(m.cpu!)).toFixed(1)} requests/s ${m.mode}`).join(', '),
+      measured
+        .map((m) => `${((cores * 1000) / totalMsPerRequest(m.cpu!)).toFixed(1)} requests/s ${m.mode}`)
+        .join(', '),
   );
   const embedded = report.modes.find((m) => m.mode === 'embedded');
   const cluster = report.modes.find((m) => m.mode === 'cluster');
