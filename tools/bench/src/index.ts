@@ -18,8 +18,10 @@ export {
   busyCores,
   cpuMsByName,
   cpuPerRequest,
+  idleCpu,
   type CpuPerRequest,
   type CpuProcesses,
+  type IdleCpu,
 } from './cluster/cpu.js';
 export { hopSteps, readClusterEvents, type HopStep, type TimedEvent } from './cluster/hops.js';
 export { measureStartup, type StartupMeasurement, type StartupOptions } from './startup/startup.js';

@@ -135,6 +135,7 @@ function sampleReport(kafkaReplayMs = 4_000): ClusterBenchReport {
       warmup: 1,
       warmupLoad: 0,
       sequential: 10,
+      idleMs: 5_000,
       connections: [2],
       loadRequests: 8,
       asyncJobs: 10,
@@ -240,13 +241,18 @@ describe('bench:cluster report', () => {
       { gateway: 20, rendering: 90, kafka: 30, ferretdb: 25, minio: 5, billing: 10 },
       ['kafka', 'ferretdb', 'minio'],
     );
+    // Standing: 10 ms/s embedded; 90 ms/s cluster, which at its 8 requests in 960 ms (8.3/s) is 10.8 ms each.
+    report.modes[0]!.idle = { wallMs: 5_000, msPerSecond: { embedded: 10 }, servers: [] };
+    report.modes[1]!.idle = { wallMs: 5_000, msPerSecond: { rendering: 20, kafka: 70 }, servers: ['kafka'] };
     const lines = formatClusterReport(report).split('\n');
     const start = lines.findIndex((l) => l.startsWith('CPU per sync request'));
-    expect(lines.slice(start - 1, start + 8)).toEqual([
+    expect(lines.slice(start - 1, start + 10)).toEqual([
       '',
       "CPU per sync request (ms of user + system time from /proc, every thread; the bench's own client not counted):",
       '  one at a time: embedded 50.0 in all, 1.00 of 2 cores busy on average; cluster 180.0 in all, 1.50 of 2 cores busy on average',
       '  one after another, a request cannot average under its CPU over the cores: 25.0 ms embedded, 90.0 ms cluster',
+      '  with no requests (5.0 s after the warm-up), ms per second: embedded 10.0; cluster 90.0 (kafka 70.0, rendering 20.0; servers 70.0)',
+      '  of the CPU per request one at a time, that much is standing: embedded 0.5 of 50.0 ms (20.0 requests/s), cluster 10.8 of 180.0 ms (8.3 requests/s)',
       '  at 2 connections:',
       '  embedded    80.0 in all: embedded 80.0',
       '  cluster    180.0 in all: rendering 90.0, kafka 30.0, ferretdb 25.0, gateway 20.0, billing 10.0, minio 5.0; servers 60.0',
@@ -282,6 +288,7 @@ describe('bench:cluster tiny run (embedded mode and the file log)', () => {
       warmup: 1,
       warmupLoad: 0,
       sequential: 3,
+      idleMs: 300,
       connections: [2],
       loadRequests: 4,
       asyncJobs: 2,
@@ -312,6 +319,11 @@ describe('bench:cluster tiny run (embedded mode and the file log)', () => {
       expect(cpu.ms.embedded).toBeGreaterThan(0);
       expect(cpu.wallMs).toBeGreaterThan(0);
     }
+    // Its CPU with nothing asked of it, over the idle wait it was given, in ms per second.
+    expect(embedded!.idle!.wallMs).toBeGreaterThanOrEqual(299);
+    expect(Object.keys(embedded!.idle!.msPerSecond)).toEqual(['embedded']);
+    expect(embedded!.idle!.msPerSecond.embedded).toBeGreaterThanOrEqual(0);
+    expect(embedded!.idle!.msPerSecond.embedded).toBeLessThan(2_000);
     // The resident memory of the one process, read from /proc after the mode's requests.
     expect(Object.keys(embedded!.rssMiB)).toEqual(['embedded']);
     expect(embedded!.rssMiB.embedded).toBeGreaterThan(50);

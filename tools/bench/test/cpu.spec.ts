@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { afterEach, describe, expect, it } from 'vitest';
-import { busyCores, cpuMsByName, cpuPerRequest } from '../src/index.js';
+import { busyCores, cpuMsByName, cpuPerRequest, idleCpu } from '../src/index.js';
 
 /** Spins until this process has used `ms` of CPU, then says so and idles until killed. */
 const SPIN = (ms: number) =>
@@ -35,7 +35,8 @@ afterEach(async () => {
     try {
       process.kill(-child.pid!, 'SIGKILL');
     } catch {
-      // gone already
+      // Not a group's leader, or gone already.
+      child.kill('SIGKILL');
     }
   }
 });
@@ -87,5 +88,24 @@ describe('cpuPerRequest', () => {
     expect(cpu.wallMs).toBeGreaterThan(0);
     expect(busyCores(cpu)).toBeGreaterThan(0);
     expect(busyCores(cpu)).toBeCloseTo((cpu.ms.bench! * 8) / cpu.wallMs, 6);
+  });
+});
+
+describe('idleCpu', () => {
+  it('answers each process’s CPU per second of the wait: a spinning thread takes at most one core', async () => {
+    const spinner = spawn(process.execPath, ['-e', 'while (true) {}']);
+    children.push(spinner);
+    const gone = spawn(process.execPath, ['-e', '']);
+    await once(gone, 'exit');
+    const idle = await idleCpu(
+      { spinner: { pids: [spinner.pid!] }, gone: { pids: [gone.pid!] }, kafka: { pids: [], group: true } },
+      500,
+    );
+    expect(idle.wallMs).toBeGreaterThanOrEqual(499);
+    expect(idle.msPerSecond.spinner).toBeGreaterThan(0);
+    // One thread, and /proc's clock ticks (10 ms) at either end of half a second.
+    expect(idle.msPerSecond.spinner).toBeLessThanOrEqual(1_000 + 40);
+    expect(idle.msPerSecond.gone).toBe(0);
+    expect(idle.servers).toEqual(['kafka']);
   });
 });

@@ -7,7 +7,7 @@ import { FileEventLog, type EventLog } from '@thumbforge/event-log';
 import { KafkaEventLog } from '@thumbforge/event-log/kafka';
 import { startInfrastructure, type RunningInfrastructure } from '@thumbforge/infra';
 import { billingHistory } from './billing-history.js';
-import { cpuPerRequest, type CpuPerRequest } from './cpu.js';
+import { cpuPerRequest, idleCpu, type CpuPerRequest, type IdleCpu } from './cpu.js';
 import { hopSteps, readClusterEvents, type HopStep } from './hops.js';
 import { measureFenceCost, type FenceMeasurement } from './fence.js';
 import {
@@ -45,6 +45,11 @@ export interface ClusterBenchOptions {
   warmupLoad: number;
   /** Sync requests one after another per mode, for the latency percentiles. */
   sequential: number;
+  /**
+   * Wall time per mode with no requests, after the warm-up, over which each process's CPU is read: what
+   * the mode costs standing still (0: not measured).
+   */
+  idleMs: number;
   /** A load run per count of concurrent connections, each of `loadRequests` requests, per mode. */
   connections: readonly number[];
   loadRequests: number;
@@ -72,6 +77,8 @@ export interface ModeReport {
   cpu?: CpuPerRequest;
   /** The same over the sync requests one at a time (`sync`). */
   cpuOneAtATime?: CpuPerRequest;
+  /** Each process's CPU per second with no requests, after the warm-up (`idleMs`). */
+  idle?: IdleCpu;
   async: LatencySummary;
   /** Resident memory of each service process after every request of the mode (MiB). */
   rssMiB: Record<string, number>;
@@ -87,6 +94,8 @@ export interface ClusterBenchReport {
 
 /** Events per append call: about 300 KB, under Kafka's 1 MB record batch limit. */
 const APPEND_CHUNK = 500;
+/** The pause between the warm-up and the reading of the processes' standing CPU. */
+const IDLE_SETTLE_MS = 1_000;
 /** Replays per log; the figures are medians (on Kafka, each round followed by its baseline). */
 const REPLAY_ROUNDS = 3;
 
@@ -111,6 +120,12 @@ async function measureMode(target: Target, options: ClusterBenchOptions): Promis
   }
   const answered: AnsweredRequest[] = [];
   const cpuProcesses = await target.cpuProcesses();
+  let idle: IdleCpu | undefined;
+  if (options.idleMs > 0) {
+    // What trails the warm-up (projections, captures, position saves) settles first.
+    await new Promise((resolve) => setTimeout(resolve, IDLE_SETTLE_MS));
+    idle = await idleCpu(cpuProcesses, options.idleMs);
+  }
   // The CPU of requests one at a time: how much of the machine a single request keeps busy.
   const { cpu: cpuOneAtATime, result: sync } = await cpuPerRequest(
     cpuProcesses,
@@ -139,7 +154,7 @@ async function measureMode(target: Target, options: ClusterBenchOptions): Promis
   const async = await asyncEndToEnd(target.url, keys, options.asyncJobs, progress, `${target.mode} async`);
   const rssMiB: Record<string, number> = {};
   for (const [name, pid] of Object.entries(target.processes())) rssMiB[name] = await residentMiB(pid);
-  return { mode: target.mode, sync, hops, load, cpu, cpuOneAtATime, async, rssMiB };
+  return { mode: target.mode, sync, hops, load, cpu, cpuOneAtATime, idle, async, rssMiB };
 }
 
 export interface OpenLog {

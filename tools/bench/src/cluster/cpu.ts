@@ -71,6 +71,27 @@ export async function cpuMsByName(processes: Record<string, CpuProcesses>): Prom
   return result;
 }
 
+/** Runs `run` and answers the CPU each named set of processes took meanwhile (ms), and the wall time. */
+async function cpuOver<R>(
+  processes: Record<string, CpuProcesses>,
+  run: () => Promise<R>,
+): Promise<{ msByName: Record<string, number>; wallMs: number; result: R }> {
+  const before = await cpuMsByName(processes);
+  const started = performance.now();
+  const result = await run();
+  const wallMs = performance.now() - started;
+  const after = await cpuMsByName(processes);
+  const msByName = Object.fromEntries(
+    Object.keys(processes).map((name) => [name, after[name]! - before[name]!]),
+  );
+  return { msByName, wallMs, result };
+}
+
+/** The names among `processes` that are servers (counted by process group), not services. */
+function serversOf(processes: Record<string, CpuProcesses>): string[] {
+  return Object.keys(processes).filter((name) => processes[name]!.group);
+}
+
 /** Runs `run` and answers what it cost each named set of processes per request it got `answered`. */
 export async function cpuPerRequest<R>(
   processes: Record<string, CpuProcesses>,
@@ -78,17 +99,42 @@ export async function cpuPerRequest<R>(
   run: () => Promise<R>,
   answered: (result: R) => number,
 ): Promise<{ cpu: CpuPerRequest; result: R }> {
-  const before = await cpuMsByName(processes);
-  const started = performance.now();
-  const result = await run();
-  const wallMs = performance.now() - started;
-  const after = await cpuMsByName(processes);
+  const { msByName, wallMs, result } = await cpuOver(processes, run);
   const requests = answered(result);
   const ms = Object.fromEntries(
-    Object.keys(processes).map((name) => [name, (after[name]! - before[name]!) / Math.max(1, requests)]),
+    Object.entries(msByName).map(([name, total]) => [name, total / Math.max(1, requests)]),
   );
-  const servers = Object.keys(processes).filter((name) => processes[name]!.group);
-  return { cpu: { connections, cores: availableParallelism(), requests, wallMs, ms, servers }, result };
+  const cpu = {
+    connections,
+    cores: availableParallelism(),
+    requests,
+    wallMs,
+    ms,
+    servers: serversOf(processes),
+  };
+  return { cpu, result };
+}
+
+/** What a mode's processes take with no request at all: heartbeats, empty fetches, timers. */
+export interface IdleCpu {
+  wallMs: number;
+  /** ms of user + system CPU per second of wall time, by process name. */
+  msPerSecond: Record<string, number>;
+  servers: string[];
+}
+
+/** The CPU each named set of processes takes over `wallMs` in which nothing is asked of them. */
+export async function idleCpu(processes: Record<string, CpuProcesses>, wallMs: number): Promise<IdleCpu> {
+  const measured = await cpuOver(processes, () => new Promise((resolve) => setTimeout(resolve, wallMs)));
+  const msPerSecond = Object.fromEntries(
+    Object.entries(measured.msByName).map(([name, ms]) => [name, (ms * 1000) / measured.wallMs]),
+  );
+  return { wallMs: measured.wallMs, msPerSecond, servers: serversOf(processes) };
+}
+
+/** The requests the run answered per second of its wall time. */
+export function requestsPerSecond(cpu: CpuPerRequest): number {
+  return cpu.wallMs > 0 ? (cpu.requests * 1000) / cpu.wallMs : 0;
 }
 
 /** The CPU of every process of the run per request, in ms. */

@@ -5,7 +5,7 @@ import { formatClusterReport } from './report.js';
 
 const USAGE = `usage: npm run bench:cluster -- [--events N] [--accounts N] [--sequential N] [--warmup N]
                                   [--warmup-load N] [--connections N,N...] [--load-requests N] [--async-jobs N]
-                                  [--startup-events N] [--fence-reservations N]`;
+                                  [--startup-events N] [--fence-reservations N] [--idle-seconds N]`;
 
 function count(value: string | undefined, name: string, fallback: number, min: number, max: number): number {
   if (value === undefined) return fallback;
@@ -29,6 +29,7 @@ const { values } = parseArgs({
     'async-jobs': { type: 'string' },
     'startup-events': { type: 'string' },
     'fence-reservations': { type: 'string' },
+    'idle-seconds': { type: 'string' },
     help: { type: 'boolean', default: false },
   },
 });
@@ -44,6 +45,7 @@ const report = await runClusterBench({
   accounts: count(values.accounts, 'accounts', 5_000, 1, 1_000_000),
   sequential: count(values.sequential, 'sequential', 100, 1, 100_000),
   warmup: count(values.warmup, 'warmup', 10, 0, 10_000),
+  idleMs: 1_000 * count(values['idle-seconds'], 'idle-seconds', 5, 0, 600),
   warmupLoad: count(values['warmup-load'], 'warmup-load', 600, 0, 100_000),
   connections: (values.connections ?? '4,16').split(',').map((c) => count(c, 'connections', 4, 1, 1_000)),
   loadRequests: count(values['load-requests'], 'load-requests', 200, 1, 1_000_000),

@@ -1,6 +1,6 @@
 import type { ClusterBenchReport, ModeReport } from './bench.js';
 import { formatFenceReport } from './fence.js';
-import { busyCores, totalMsPerRequest, type CpuPerRequest } from './cpu.js';
+import { busyCores, requestsPerSecond, totalMsPerRequest, type CpuPerRequest, type IdleCpu } from './cpu.js';
 import { WARMUP_CONNECTIONS } from './latency.js';
 import type { ReplayMeasurement } from './replay.js';
 import { formatStartup, startupChecks } from '../startup/report.js';
@@ -174,7 +174,8 @@ function bareReads(replay: ReplayMeasurement): string {
 export function formatCpu(report: ClusterBenchReport): string[] {
   const measured = report.modes.filter((m) => m.cpu);
   const oneAtATime = report.modes.filter((m) => m.cpuOneAtATime);
-  if (measured.length === 0 && oneAtATime.length === 0) return [];
+  const idle = report.modes.filter((m) => m.idle);
+  if (measured.length === 0 && oneAtATime.length === 0 && idle.length === 0) return [];
   const servers = (cpu: CpuPerRequest) => cpu.servers.reduce((ms, name) => ms + cpu.ms[name]!, 0);
   const lines = [
     '',
@@ -195,6 +196,7 @@ export function formatCpu(report: ClusterBenchReport): string[] {
       `  one after another, a request cannot average under its CPU over the cores: ${floors.join(', ')}`,
     );
   }
+  lines.push(...formatIdle(idle));
   if (measured.length === 0) return lines;
   const { connections, cores } = measured[0]!.cpu!;
   lines.push(
@@ -222,6 +224,40 @@ export function formatCpu(report: ClusterBenchReport): string[] {
         `${((cores * 1000) / wanted).toFixed(1)} ms of CPU per request in all; its servers took ${servers(cluster.cpu).toFixed(1)}`,
     );
   }
+  return lines;
+}
+
+/** Each mode's standing CPU, and how much of a request one at a time it is at the rate they came. */
+function formatIdle(modes: ModeReport[]): string[] {
+  if (modes.length === 0) return [];
+  const total = (idle: IdleCpu) => Object.values(idle.msPerSecond).reduce((a, b) => a + b, 0);
+  const seconds = (modes[0]!.idle!.wallMs / 1000).toFixed(1);
+  const parts = modes.map(({ mode, idle }) => {
+    const { msPerSecond, servers } = idle!;
+    const names = Object.entries(msPerSecond);
+    const ofServers =
+      servers.length > 0
+        ? `; servers ${servers.reduce((ms, name) => ms + msPerSecond[name]!, 0).toFixed(1)}`
+        : '';
+    const each =
+      names.length > 1
+        ? ` (${names
+            .sort(([, a], [, b]) => b - a)
+            .map(([name, ms]) => `${name} ${ms.toFixed(1)}`)
+            .join(', ')}${ofServers})`
+        : '';
+    return `${mode} ${total(idle!).toFixed(1)}${each}`;
+  });
+  const lines = [`  with no requests (${seconds} s after the warm-up), ms per second: ${parts.join('; ')}`];
+  // Standing CPU accrues per second, so it weighs on each request in proportion to how few come.
+  const shares = modes
+    .filter(({ cpuOneAtATime }) => cpuOneAtATime && requestsPerSecond(cpuOneAtATime) > 0)
+    .map(({ mode, idle, cpuOneAtATime }) => {
+      const rate = requestsPerSecond(cpuOneAtATime!);
+      return `${mode} ${(total(idle!) / rate).toFixed(1)} of ${totalMsPerRequest(cpuOneAtATime!).toFixed(1)} ms (${rate.toFixed(1)} requests/s)`;
+    });
+  if (shares.length > 0)
+    lines.push(`  of the CPU per request one at a time, that much is standing: ${shares.join(', ')}`);
   return lines;
 }
 
