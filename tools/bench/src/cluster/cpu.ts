@@ -144,5 +144,5 @@ export function totalMsPerRequest(cpu: CpuPerRequest): number {
 
 /** On average over the run, how many cores its processes kept busy. */
 export function busyCores(cpu: CpuPerRequest): number {
-  return cpu.wallMs > 0 ? (totalMsPerRequest(cpu) * cpu.requests) / cpu.wallMs : 0;
+  return (totalMsPerRequest(cpu) * requestsPerSecond(cpu)) / 1000;
 }

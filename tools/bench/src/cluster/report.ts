@@ -1,6 +1,6 @@
 import type { ClusterBenchReport, ModeReport } from './bench.js';
 import { formatFenceReport } from './fence.js';
-import { busyCores, requestsPerSecond, totalMsPerRequest, type CpuPerRequest, type IdleCpu } from './cpu.js';
+import { busyCores, requestsPerSecond, totalMsPerRequest, type IdleCpu } from './cpu.js';
 import { WARMUP_CONNECTIONS } from './latency.js';
 import type { ReplayMeasurement } from './replay.js';
 import { formatStartup, startupChecks } from '../startup/report.js';
@@ -176,7 +176,6 @@ export function formatCpu(report: ClusterBenchReport): string[] {
   const oneAtATime = report.modes.filter((m) => m.cpuOneAtATime);
   const idle = report.modes.filter((m) => m.idle);
   if (measured.length === 0 && oneAtATime.length === 0 && idle.length === 0) return [];
-  const servers = (cpu: CpuPerRequest) => cpu.servers.reduce((ms, name) => ms + cpu.ms[name]!, 0);
   const lines = [
     '',
     "CPU per sync request (ms of user + system time from /proc, every thread; the bench's own client not counted):",
@@ -203,12 +202,7 @@ export function formatCpu(report: ClusterBenchReport): string[] {
     `  at ${connections} connections:`,
     ...measured.map((m) => {
       const cpu = m.cpu!;
-      const parts = Object.entries(cpu.ms)
-        .sort(([, a], [, b]) => b - a)
-        .map(([name, ms]) => `${name} ${ms.toFixed(1)}`)
-        .join(', ');
-      const ofServers = cpu.servers.length > 0 ? `; servers ${servers(cpu).toFixed(1)}` : '';
-      return `  ${m.mode.padEnd(9)} ${totalMsPerRequest(cpu).toFixed(1).padStart(6)} in all: ${parts}${ofServers}`;
+      return `  ${m.mode.padEnd(9)} ${totalMsPerRequest(cpu).toFixed(1).padStart(6)} in all: ${byProcess(cpu.ms, cpu.servers)}`;
     }),
     `  on ${cores} cores, at most ` +
       measured
@@ -221,10 +215,24 @@ export function formatCpu(report: ClusterBenchReport): string[] {
     const wanted = 0.8 * embedded.load[0]!.requestsPerSecond;
     lines.push(
       `  0.8x embedded's ${embedded.load[0]!.requestsPerSecond.toFixed(1)} requests/s leaves the cluster ` +
-        `${((cores * 1000) / wanted).toFixed(1)} ms of CPU per request in all; its servers took ${servers(cluster.cpu).toFixed(1)}`,
+        `${((cores * 1000) / wanted).toFixed(1)} ms of CPU per request in all; its servers took ${serversMs(cluster.cpu.ms, cluster.cpu.servers).toFixed(1)}`,
     );
   }
   return lines;
+}
+
+/** What the servers among the processes took of `ms`. */
+function serversMs(ms: Record<string, number>, servers: readonly string[]): number {
+  return servers.reduce((sum, name) => sum + ms[name]!, 0);
+}
+
+/** ms by process, largest first, and the servers' share when there are servers among them. */
+function byProcess(ms: Record<string, number>, servers: readonly string[]): string {
+  const parts = Object.entries(ms)
+    .sort(([, a], [, b]) => b - a)
+    .map(([name, value]) => `${name} ${value.toFixed(1)}`)
+    .join(', ');
+  return servers.length > 0 ? `${parts}; servers ${serversMs(ms, servers).toFixed(1)}` : parts;
 }
 
 /** Each mode's standing CPU, and how much of a request one at a time it is at the rate they came. */
@@ -234,18 +242,7 @@ function formatIdle(modes: ModeReport[]): string[] {
   const seconds = (modes[0]!.idle!.wallMs / 1000).toFixed(1);
   const parts = modes.map(({ mode, idle }) => {
     const { msPerSecond, servers } = idle!;
-    const names = Object.entries(msPerSecond);
-    const ofServers =
-      servers.length > 0
-        ? `; servers ${servers.reduce((ms, name) => ms + msPerSecond[name]!, 0).toFixed(1)}`
-        : '';
-    const each =
-      names.length > 1
-        ? ` (${names
-            .sort(([, a], [, b]) => b - a)
-            .map(([name, ms]) => `${name} ${ms.toFixed(1)}`)
-            .join(', ')}${ofServers})`
-        : '';
+    const each = Object.keys(msPerSecond).length > 1 ? ` (${byProcess(msPerSecond, servers)})` : '';
     return `${mode} ${total(idle!).toFixed(1)}${each}`;
   });
   const lines = [`  with no requests (${seconds} s after the warm-up), ms per second: ${parts.join('; ')}`];
