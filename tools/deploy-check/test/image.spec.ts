@@ -114,7 +114,7 @@ describe('docker/entrypoint.sh', () => {
   // Embedded mode also starts with a larger old generation and grows it by a quarter.
   const node = (main: string, embedded = false) =>
     `node --max-semi-space-size=4 ${embedded ? '--initial-old-space-size=64 --heap-growing-percent=25 ' : ''}${dirname(ENTRYPOINT)}/../${main}`;
-  const memory = 'arenas=2 mmap=1048576';
+  const memory = 'arenas=2 mmap=4194304';
 
   it('execs node on the mapped file with the remaining arguments, in the mode it needs', async () => {
     for (const service of SERVICES) {

@@ -72,7 +72,7 @@ describe('the image built from docker/Dockerfile', () => {
     // The entry point's memory settings reach the service.
     const environ = await podman(['exec', container, 'cat', '/proc/1/environ']);
     expect(environ.stdout.split('\0')).toEqual(
-      expect.arrayContaining(['MALLOC_ARENA_MAX=2', 'MALLOC_MMAP_THRESHOLD_=1048576']),
+      expect.arrayContaining(['MALLOC_ARENA_MAX=2', 'MALLOC_MMAP_THRESHOLD_=4194304']),
     );
   });
 
