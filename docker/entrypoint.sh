@@ -35,13 +35,19 @@ esac
 # Memory: glibc maps blocks above a fixed threshold afresh and returns them at free, instead of letting
 # its arenas grow with what libvips' threads free, and V8's young generation stays small (Node 24
 # sizes it to 128 MB on a machine this size). Embedded, 2,000 requests at 4 connections: RSS 532 MB
-# before, 267 MB with these and RENDER_CACHE_MB's default. The threshold is 4 MiB: a youtube encode's
-# 2.6 MB copy of the canvas and 1.3 MB YUV picture then come from the arenas instead of being mapped
-# and faulted in on every render (890-990 → 290-340 page faults and 3.4-4.1 → 1.9-2.5 ms of system
-# time per request), and every process gives its arenas' free pages back once a second (`startMallocTrim`,
-# libs/platform), so RSS held: 291 MB after 10,000 requests against 296 at 1 MiB (docs/architecture.md, "Memory").
+# before, 267 MB with these and RENDER_CACHE_MB's default. Embedded mode's threshold is 4 MiB: a
+# youtube encode's 2.6 MB copy of the canvas and 1.3 MB YUV picture then come from the arenas instead
+# of being mapped and faulted in on every render (890-990 → 290-340 page faults and 3.3-4.6 → 1.9-3.2
+# ms of system time per request), and every process gives its arenas' free pages back once a second
+# (`startMallocTrim`, libs/platform), so its RSS held: 291 MB after 10,000 requests against 296 at
+# 1 MiB. The cluster's processes stay at 1 MiB: the rendering replica showed no CPU gain outside the
+# noise (60.3 against 60.9 ms per request) and runs within a few MB of its 250 MB budget
+# (docs/architecture.md, "Memory").
 export MALLOC_ARENA_MAX="${MALLOC_ARENA_MAX:-2}"
-export MALLOC_MMAP_THRESHOLD_="${MALLOC_MMAP_THRESHOLD_:-4194304}"
+case "$name" in
+  embedded) export MALLOC_MMAP_THRESHOLD_="${MALLOC_MMAP_THRESHOLD_:-4194304}" ;;
+  *) export MALLOC_MMAP_THRESHOLD_="${MALLOC_MMAP_THRESHOLD_:-1048576}" ;;
+esac
 
 # Embedded mode also starts V8's old generation at 64 MB, and sets each next full collection a quarter
 # above the heap the last one left. A render's scratch objects live through several young
