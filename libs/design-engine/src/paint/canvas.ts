@@ -33,10 +33,10 @@ export interface Sprite {
 
 /**
  * Canvas buffers given back by renders that have encoded them, and evicted backgrounds, for the next
- * canvas or background drawn at the same size. A fresh buffer this large is mapped anew by malloc
- * (blocks over `MALLOC_MMAP_THRESHOLD_`), so copying a background into it faults in every page: 2.7 MB,
- * about 700 faults, per youtube sd render. And one that is dropped waits, unmapped or not, for V8's next
- * full collection. Whoever gives a buffer back must hold no other reference to it.
+ * canvas or background drawn at the same size. Where malloc maps a fresh buffer this large anew (blocks
+ * over `MALLOC_MMAP_THRESHOLD_`, 1 MiB in the cluster's processes), copying a background into it faults
+ * in every page: 2.7 MB, about 700 faults, per youtube sd render. And one that is dropped waits, unmapped
+ * or not, for V8's next full collection. Whoever gives a buffer back must hold no other reference to it.
  */
 export class CanvasBuffers {
   /** Oldest first. A handful at most, so a scan is cheaper than an index. */
