@@ -42,12 +42,8 @@ esac
 # (`startMallocTrim`, libs/platform), so its RSS held: 291 MB after 10,000 requests against 296 at
 # 1 MiB. The cluster's processes stay at 1 MiB: the rendering replica showed no CPU gain outside the
 # noise (60.3 against 60.9 ms per request) and runs within a few MB of its 250 MB budget
-# (docs/architecture.md, "Memory").
+# (docs/architecture.md, "Memory"). The threshold is set below, with each mode's V8 flags.
 export MALLOC_ARENA_MAX="${MALLOC_ARENA_MAX:-2}"
-case "$name" in
-  embedded) export MALLOC_MMAP_THRESHOLD_="${MALLOC_MMAP_THRESHOLD_:-4194304}" ;;
-  *) export MALLOC_MMAP_THRESHOLD_="${MALLOC_MMAP_THRESHOLD_:-1048576}" ;;
-esac
 
 # Embedded mode also starts V8's old generation at 64 MB, and sets each next full collection a quarter
 # above the heap the last one left. A render's scratch objects live through several young
@@ -60,8 +56,14 @@ esac
 # 300 MB at the same throughput. A rendering replica is left as it was: a 128 MB start took it from
 # 271 to 305 MiB, past its 250 MB budget (docs/architecture.md, "Memory").
 case "$name" in
-  embedded) set -- --initial-old-space-size=64 --heap-growing-percent=25 "$(dirname "$0")/../$main" "$@" ;;
-  *) set -- "$(dirname "$0")/../$main" "$@" ;;
+  embedded)
+    export MALLOC_MMAP_THRESHOLD_="${MALLOC_MMAP_THRESHOLD_:-4194304}"
+    set -- --initial-old-space-size=64 --heap-growing-percent=25 "$(dirname "$0")/../$main" "$@"
+    ;;
+  *)
+    export MALLOC_MMAP_THRESHOLD_="${MALLOC_MMAP_THRESHOLD_:-1048576}"
+    set -- "$(dirname "$0")/../$main" "$@"
+    ;;
 esac
 
 exec node --max-semi-space-size=4 "$@"

@@ -137,9 +137,18 @@ export function requestsPerSecond(cpu: CpuPerRequest): number {
   return cpu.wallMs > 0 ? (cpu.requests * 1000) / cpu.wallMs : 0;
 }
 
+function sumOf(msByName: Record<string, number>): number {
+  return Object.values(msByName).reduce((a, b) => a + b, 0);
+}
+
 /** The CPU of every process of the run per request, in ms. */
 export function totalMsPerRequest(cpu: CpuPerRequest): number {
-  return Object.values(cpu.ms).reduce((a, b) => a + b, 0);
+  return sumOf(cpu.ms);
+}
+
+/** The CPU of every process standing still, in ms per second. */
+export function totalMsPerSecond(idle: IdleCpu): number {
+  return sumOf(idle.msPerSecond);
 }
 
 /** On average over the run, how many cores its processes kept busy. */

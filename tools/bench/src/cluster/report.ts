@@ -1,6 +1,6 @@
 import type { ClusterBenchReport, ModeReport } from './bench.js';
 import { formatFenceReport } from './fence.js';
-import { busyCores, requestsPerSecond, totalMsPerRequest, type IdleCpu } from './cpu.js';
+import { busyCores, requestsPerSecond, totalMsPerRequest, totalMsPerSecond } from './cpu.js';
 import { WARMUP_CONNECTIONS } from './latency.js';
 import type { ReplayMeasurement } from './replay.js';
 import { formatStartup, startupChecks } from '../startup/report.js';
@@ -238,12 +238,11 @@ function byProcess(ms: Record<string, number>, servers: readonly string[]): stri
 /** Each mode's standing CPU, and how much of a request one at a time it is at the rate they came. */
 function formatIdle(modes: ModeReport[]): string[] {
   if (modes.length === 0) return [];
-  const total = (idle: IdleCpu) => Object.values(idle.msPerSecond).reduce((a, b) => a + b, 0);
   const seconds = (modes[0]!.idle!.wallMs / 1000).toFixed(1);
   const parts = modes.map(({ mode, idle }) => {
     const { msPerSecond, servers } = idle!;
     const each = Object.keys(msPerSecond).length > 1 ? ` (${byProcess(msPerSecond, servers)})` : '';
-    return `${mode} ${total(idle!).toFixed(1)}${each}`;
+    return `${mode} ${totalMsPerSecond(idle!).toFixed(1)}${each}`;
   });
   const lines = [`  with no requests (${seconds} s after the warm-up), ms per second: ${parts.join('; ')}`];
   // Standing CPU accrues per second, so it weighs on each request in proportion to how few come.
@@ -251,7 +250,7 @@ function formatIdle(modes: ModeReport[]): string[] {
     .filter(({ cpuOneAtATime }) => cpuOneAtATime && requestsPerSecond(cpuOneAtATime) > 0)
     .map(({ mode, idle, cpuOneAtATime }) => {
       const rate = requestsPerSecond(cpuOneAtATime!);
-      return `${mode} ${(total(idle!) / rate).toFixed(1)} of ${totalMsPerRequest(cpuOneAtATime!).toFixed(1)} ms (${rate.toFixed(1)} requests/s)`;
+      return `${mode} ${(totalMsPerSecond(idle!) / rate).toFixed(1)} of ${totalMsPerRequest(cpuOneAtATime!).toFixed(1)} ms (${rate.toFixed(1)} requests/s)`;
     });
   if (shares.length > 0)
     lines.push(`  of the CPU per request one at a time, that much is standing: ${shares.join(', ')}`);
