@@ -58,15 +58,24 @@ async function allStats(): Promise<ProcStat[]> {
   return (await Promise.all(pids.map(statOf))).filter((stat) => stat !== undefined);
 }
 
-/** CPU time (ms) each named set of processes has taken so far; a process gone counts as nothing. */
+/**
+ * CPU time (ms) each named set of processes has taken so far; a process gone counts as nothing. The
+ * processes named by pid are read first and the process groups after, each kind at the same point of
+ * every call, so that two calls bracket the same span for both (the groups' scan of /proc takes tens
+ * of ms on a busy machine).
+ */
 export async function cpuMsByName(processes: Record<string, CpuProcesses>): Promise<Record<string, number>> {
-  const groups = Object.values(processes).some((p) => p.group) ? await allStats() : [];
+  const sum = (stats: (ProcStat | undefined)[]) => stats.reduce((ms, stat) => ms + (stat?.cpuMs ?? 0), 0);
+  const entries = Object.entries(processes);
   const result: Record<string, number> = {};
-  for (const [name, { pids, group }] of Object.entries(processes)) {
-    const stats = group
-      ? groups.filter((stat) => pids.includes(stat.pgrp))
-      : (await Promise.all(pids.map(statOf))).filter((stat) => stat !== undefined);
-    result[name] = stats.reduce((sum, stat) => sum + stat.cpuMs, 0);
+  for (const [name, { pids }] of entries.filter(([, p]) => !p.group)) {
+    result[name] = sum(await Promise.all(pids.map(statOf)));
+  }
+  if (entries.some(([, p]) => p.group)) {
+    const all = await allStats();
+    for (const [name, { pids }] of entries.filter(([, p]) => p.group)) {
+      result[name] = sum(all.filter((stat) => pids.includes(stat.pgrp)));
+    }
   }
   return result;
 }
@@ -76,8 +85,10 @@ async function cpuOver<R>(
   processes: Record<string, CpuProcesses>,
   run: () => Promise<R>,
 ): Promise<{ msByName: Record<string, number>; wallMs: number; result: R }> {
-  const before = await cpuMsByName(processes);
+  // From the start of the reading before to the start of the reading after: the span each process's
+  // two reads bracket.
   const started = performance.now();
+  const before = await cpuMsByName(processes);
   const result = await run();
   const wallMs = performance.now() - started;
   const after = await cpuMsByName(processes);
