@@ -25,18 +25,27 @@ describe('pixel caches', () => {
     {
       total: 96 * MB,
       backgrounds: Math.floor(38.4 * MB),
-      packedBackgrounds: Math.floor(14.4 * MB),
+      packedBackgrounds: 24 * MB,
       photos: Math.floor(19.2 * MB),
-      logos: Math.floor(14.4 * MB),
-      emoji: Math.floor(9.6 * MB),
+      logos: Math.floor(9.6 * MB),
+      emoji: Math.floor(4.8 * MB),
+    },
+    {
+      // A rendering replica's default: room for about 49 youtube sd backgrounds packed (0.34 MB each).
+      total: 64 * MB,
+      backgrounds: Math.floor(25.6 * MB),
+      packedBackgrounds: 16 * MB,
+      photos: Math.floor(12.8 * MB),
+      logos: Math.floor(6.4 * MB),
+      emoji: Math.floor(3.2 * MB),
     },
     {
       total: 10 * MB,
       backgrounds: 4 * MB,
-      packedBackgrounds: 1.5 * MB,
+      packedBackgrounds: 2.5 * MB,
       photos: 2 * MB,
-      logos: 1.5 * MB,
-      emoji: 1 * MB,
+      logos: 1 * MB,
+      emoji: 0.5 * MB,
     },
   ])('split $total bytes by share', ({ total, ...shares }) => {
     limitPixelCaches(total);
