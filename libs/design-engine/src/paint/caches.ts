@@ -40,9 +40,8 @@ export const backgroundReads = new WeakMap<Buffer, Promise<unknown>>();
 
 /**
  * A packed background takes an eighth of the bytes of a raw one and saves a draw (25 ms or more) where
- * a raw one saves an unpack (3 ms), so packed ones get a quarter: a rendering replica's 64 MiB then
- * holds about 49 youtube sd backgrounds packed. At 15 % it held about 29, and with 36 in use one
- * render in nine drew its background again.
+ * a raw one saves an unpack (3 ms), so packed ones get a quarter: a rendering replica's 64 MiB keeps
+ * about 49 youtube sd backgrounds packed (29 at 15 %).
  */
 const SHARES: Record<keyof typeof pixelCaches, number> = {
   backgrounds: 0.4,
