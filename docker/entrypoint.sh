@@ -40,9 +40,9 @@ esac
 # of being mapped and faulted in on every render (890-990 → 290-340 page faults and 3.3-4.6 → 1.9-3.2
 # ms of system time per request), and every process gives its arenas' free pages back once a second
 # (`startMallocTrim`, libs/platform), so its RSS held: 291 MB after 10,000 requests against 296 at
-# 1 MiB. The cluster's processes stay at 1 MiB: the rendering replica showed no CPU gain outside the
-# noise (60.3 against 60.9 ms per request) and runs within a few MB of its 250 MB budget
-# (docs/architecture.md, "Memory"). The threshold is set below, with each mode's V8 flags.
+# 1 MiB. The cluster's processes stay at 1 MiB: at 4 MiB the rendering replica saved 2-3 ms of CPU per
+# request, but its RSS reached 245 MiB, past the line of its 250 MB budget (docs/architecture.md,
+# "A rendering replica's libvips threads"). The threshold is set below, with each mode's V8 flags.
 export MALLOC_ARENA_MAX="${MALLOC_ARENA_MAX:-2}"
 
 # Embedded mode also starts V8's old generation at 64 MB, and sets each next full collection a quarter
